@@ -1,0 +1,1 @@
+//! toolmend: find and repair broken tool-call pairing in stored LLM conversation logs.
