@@ -1,0 +1,14 @@
+//! A tolerant, span-preserving JSON reader and a style-aware JSON writer.
+//!
+//! toolmend never re-serialises a document: it reads where every value sits (byte spans) and
+//! writes only the pieces it inserts. The reader accepts what real logs contain beyond strict
+//! JSON (Python's `NaN`/`Infinity`, lone surrogate escapes, invalid UTF-8 inside strings) so
+//! that such lines can still be analysed while their bytes are kept exactly.
+
+mod parse;
+mod tree;
+mod write;
+
+pub use parse::{ParseError, parse, parse_into};
+pub use tree::{Kind, NodeBuf, NodeId, Tree, line_col};
+pub use write::{J, Style};

@@ -1,0 +1,337 @@
+//! An iterative (no recursion, so no stack overflow on deep nesting) tolerant JSON parser.
+
+use super::tree::{Kind, NONE, Node, NodeBuf, Tree};
+
+/// Why a JSON text could not be read, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} at byte {offset}")]
+pub struct ParseError {
+    /// Byte offset of the problem in the parsed text.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parse `src` into a new [`Tree`].
+pub fn parse(src: &[u8]) -> Result<Tree<'_>, ParseError> {
+    parse_into(src, &mut NodeBuf::default())
+}
+
+/// Parse `src`, reusing the node buffer of an earlier tree (for line-by-line reading).
+pub fn parse_into<'a>(src: &'a [u8], buf: &mut NodeBuf) -> Result<Tree<'a>, ParseError> {
+    let mut nodes = std::mem::take(&mut buf.0);
+    nodes.clear();
+    let mut p = Parser {
+        src,
+        pos: 0,
+        nodes,
+        stack: Vec::new(),
+    };
+    if src.starts_with(b"\xEF\xBB\xBF") {
+        p.pos = 3;
+    }
+    let result = p.run();
+    let Parser { nodes: built, .. } = p;
+    result.map(|()| Tree { src, nodes: built })
+}
+
+struct Parser<'a> {
+    src: &'a [u8],
+    pos: usize,
+    nodes: Vec<Node>,
+    stack: Vec<u32>,
+}
+
+struct Key {
+    start: usize,
+    end: usize,
+    escaped: bool,
+}
+
+impl Parser<'_> {
+    fn err<T>(&self, offset: usize, message: impl Into<String>) -> Result<T, ParseError> {
+        Err(ParseError {
+            offset,
+            message: message.into(),
+        })
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.src.get(self.pos) {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn run(&mut self) -> Result<(), ParseError> {
+        let mut key: Option<Key> = None;
+        'value: loop {
+            self.skip_ws();
+            let start = self.pos;
+            let Some(&b) = self.src.get(start) else {
+                return self.err(start, "unexpected end of input (truncated JSON?)");
+            };
+            let (kind, escaped, end) = match b {
+                b'{' | b'[' => {
+                    let kind = if b == b'{' { Kind::Object } else { Kind::Array };
+                    let id = self.push(kind, false, start, start, key.take());
+                    self.stack.push(id);
+                    self.pos += 1;
+                    self.skip_ws();
+                    let close = if kind == Kind::Object { b'}' } else { b']' };
+                    if self.src.get(self.pos) == Some(&close) {
+                        self.pos += 1;
+                        self.nodes[id as usize].end = self.pos;
+                        self.stack.pop();
+                    } else {
+                        if kind == Kind::Object {
+                            key = Some(self.member_key()?);
+                        }
+                        continue 'value;
+                    }
+                    if !self.after_value(&mut key)? {
+                        return Ok(());
+                    }
+                    continue 'value;
+                }
+                b'"' => {
+                    let (end, escaped) = self.string(start)?;
+                    (Kind::String, escaped, end)
+                }
+                b't' | b'f' | b'n' => {
+                    let (word, kind): (&[u8], Kind) = match b {
+                        b't' => (b"true", Kind::Bool),
+                        b'f' => (b"false", Kind::Bool),
+                        _ => (b"null", Kind::Null),
+                    };
+                    if !self.src[start..].starts_with(word) {
+                        return self.err(start, self.unexpected(start));
+                    }
+                    (kind, false, start + word.len())
+                }
+                b'N' if self.src[start..].starts_with(b"NaN") => (Kind::Number, false, start + 3),
+                b'I' if self.src[start..].starts_with(b"Infinity") => {
+                    (Kind::Number, false, start + 8)
+                }
+                b'-' if self.src[start..].starts_with(b"-Infinity") => {
+                    (Kind::Number, false, start + 9)
+                }
+                b'-' | b'0'..=b'9' => (Kind::Number, false, self.number(start)?),
+                _ => return self.err(start, self.unexpected(start)),
+            };
+            self.push(kind, escaped, start, end, key.take());
+            self.pos = end;
+            if !self.after_value(&mut key)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// After a value: close containers and read separators. Returns false when the document ended.
+    fn after_value(&mut self, key: &mut Option<Key>) -> Result<bool, ParseError> {
+        loop {
+            self.skip_ws();
+            let Some(&top) = self.stack.last() else {
+                if self.pos < self.src.len() {
+                    return self.err(self.pos, "unexpected characters after the JSON value");
+                }
+                return Ok(false);
+            };
+            let is_obj = self.nodes[top as usize].kind == Kind::Object;
+            match self.src.get(self.pos) {
+                Some(b',') => {
+                    self.pos += 1;
+                    if is_obj {
+                        self.skip_ws();
+                        *key = Some(self.member_key()?);
+                    }
+                    return Ok(true);
+                }
+                Some(b'}') if is_obj => {}
+                Some(b']') if !is_obj => {}
+                None => {
+                    return self.err(self.pos, "unexpected end of input (truncated JSON?)");
+                }
+                Some(_) => {
+                    let want = if is_obj { "',' or '}'" } else { "',' or ']'" };
+                    return self.err(
+                        self.pos,
+                        format!("expected {want}, found {}", self.describe(self.pos)),
+                    );
+                }
+            }
+            self.pos += 1;
+            self.nodes[top as usize].end = self.pos;
+            self.stack.pop();
+        }
+    }
+
+    fn member_key(&mut self) -> Result<Key, ParseError> {
+        self.skip_ws();
+        let start = self.pos;
+        if self.src.get(start) != Some(&b'"') {
+            return self.err(
+                start,
+                format!(
+                    "expected a member name in double quotes, found {}",
+                    self.describe(start)
+                ),
+            );
+        }
+        let (end, escaped) = self.string(start)?;
+        self.pos = end;
+        self.skip_ws();
+        if self.src.get(self.pos) != Some(&b':') {
+            return self.err(
+                self.pos,
+                format!("expected ':' after a member name, found {}", self.describe(self.pos)),
+            );
+        }
+        self.pos += 1;
+        Ok(Key {
+            start,
+            end,
+            escaped,
+        })
+    }
+
+    /// Scan a string token starting at the opening quote; returns (end, has_escapes_or_non_ascii).
+    fn string(&self, start: usize) -> Result<(usize, bool), ParseError> {
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &self.src[i..]) {
+                None => return self.err(start, "unterminated string (truncated JSON?)"),
+                Some(k) => {
+                    i += k;
+                    if self.src[i] == b'"' {
+                        return Ok((i + 1, escaped));
+                    }
+                    escaped = true;
+                    i += 2;
+                    if i > self.src.len() {
+                        return self.err(start, "unterminated string (truncated JSON?)");
+                    }
+                }
+            }
+        }
+    }
+
+    fn number(&self, start: usize) -> Result<usize, ParseError> {
+        let mut i = start;
+        let mut digits = 0;
+        while let Some(&b) = self.src.get(i) {
+            match b {
+                b'0'..=b'9' => digits += 1,
+                b'-' | b'+' | b'.' | b'e' | b'E' => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        if digits == 0 {
+            return self.err(start, "a number without digits");
+        }
+        Ok(i)
+    }
+
+    fn push(&mut self, kind: Kind, escaped: bool, start: usize, end: usize, key: Option<Key>) -> u32 {
+        let id = self.nodes.len() as u32;
+        let (key_start, key_end, key_escaped) = key.map_or((0, 0, false), |k| (k.start, k.end, k.escaped));
+        self.nodes.push(Node {
+            kind,
+            escaped,
+            start,
+            end,
+            key_start,
+            key_end,
+            key_escaped,
+            first_child: NONE,
+            last_child: NONE,
+            next: NONE,
+            len: 0,
+        });
+        if let Some(&parent) = self.stack.last() {
+            let p = &mut self.nodes[parent as usize];
+            p.len += 1;
+            let prev = p.last_child;
+            p.last_child = id;
+            if prev == NONE {
+                p.first_child = id;
+            } else {
+                self.nodes[prev as usize].next = id;
+            }
+        }
+        id
+    }
+
+    fn describe(&self, at: usize) -> String {
+        match self.src.get(at) {
+            None => "the end of input".to_string(),
+            Some(&b) if b.is_ascii_graphic() => format!("'{}'", b as char),
+            Some(&b) => format!("byte 0x{b:02x}"),
+        }
+    }
+
+    fn unexpected(&self, at: usize) -> String {
+        format!("expected a JSON value, found {}", self.describe(at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_and_lookup() {
+        let src = br#" {"a": [1, 2.50, "x\u00e9"], "b": {"c": null}, "d": NaN} "#;
+        let t = parse(src).unwrap();
+        let root = t.root();
+        assert_eq!(t.kind(root), Kind::Object);
+        let a = t.get(root, "a").unwrap();
+        assert_eq!(t.len(a), 3);
+        let two = t.index(a, 1).unwrap();
+        assert_eq!(t.raw(two), b"2.50");
+        assert_eq!(t.str(t.index(a, 2).unwrap()).unwrap(), "x\u{e9}");
+        assert_eq!(t.kind(t.path(root, &["b", "c"]).unwrap()), Kind::Null);
+        assert_eq!(t.raw(t.get(root, "d").unwrap()), b"NaN");
+        assert_eq!(t.key(a).unwrap(), "a");
+    }
+
+    #[test]
+    fn lone_surrogate_is_replaced_not_rejected() {
+        let t = parse(br#"{"s": "cut \ud83d", "ok": "\ud83d\ude00"}"#).unwrap();
+        assert_eq!(t.get_str(0, "s").unwrap(), "cut \u{FFFD}");
+        assert_eq!(t.get_str(0, "ok").unwrap(), "\u{1F600}");
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let depth = 100_000;
+        let mut s = "[".repeat(depth);
+        s.push_str(&"]".repeat(depth));
+        let t = parse(s.as_bytes()).unwrap();
+        assert_eq!(t.span(0), (0, s.len()));
+    }
+
+    #[test]
+    fn errors_name_the_offset() {
+        let e = parse(br#"{"a": [1, 2"#).unwrap_err();
+        assert!(e.message.contains("truncated"), "{e}");
+        let e = parse(br#"{"a" 1}"#).unwrap_err();
+        assert_eq!(e.offset, 5);
+        let e = parse(br#"{"a": 1} x"#).unwrap_err();
+        assert!(e.message.contains("after the JSON value"));
+        assert!(parse(b"").is_err());
+        assert!(parse(b"   ").is_err());
+        assert!(parse(b"-").is_err());
+    }
+
+    #[test]
+    fn bom_is_skipped() {
+        let t = parse(b"\xEF\xBB\xBF[1]").unwrap();
+        assert_eq!(t.span(0), (3, 6));
+    }
+}

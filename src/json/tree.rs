@@ -1,0 +1,286 @@
+//! The parsed tree: a flat arena of nodes that point back into the source bytes.
+
+use std::borrow::Cow;
+
+/// The kind of a JSON value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `{…}`
+    Object,
+    /// `[…]`
+    Array,
+    /// `"…"`
+    String,
+    /// A number, including the non-standard `NaN`, `Infinity` and `-Infinity`.
+    Number,
+    /// `true` or `false`
+    Bool,
+    /// `null`
+    Null,
+}
+
+/// Index of a node in a [`Tree`].
+pub type NodeId = u32;
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub kind: Kind,
+    /// The string has escapes or non-UTF-8 bytes and must be decoded.
+    pub escaped: bool,
+    pub start: usize,
+    pub end: usize,
+    /// Span of the member key token (with quotes) when this node is an object member.
+    pub key_start: usize,
+    pub key_end: usize,
+    pub key_escaped: bool,
+    pub first_child: u32,
+    pub last_child: u32,
+    pub next: u32,
+    pub len: u32,
+}
+
+/// A reusable node buffer, so that reading many lines does not allocate per line.
+#[derive(Debug, Default)]
+pub struct NodeBuf(pub(crate) Vec<Node>);
+
+/// A parsed JSON value whose nodes refer to byte spans of the source.
+#[derive(Debug, Default)]
+pub struct Tree<'a> {
+    pub(crate) src: &'a [u8],
+    pub(crate) nodes: Vec<Node>,
+}
+
+impl<'a> Tree<'a> {
+    /// Give back the node buffer for reuse by [`super::parse_into`].
+    pub fn into_buf(self) -> NodeBuf {
+        NodeBuf(self.nodes)
+    }
+
+    /// The source bytes the tree was parsed from.
+    pub fn src(&self) -> &'a [u8] {
+        self.src
+    }
+
+    /// The root value.
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    /// The kind of a node.
+    pub fn kind(&self, id: NodeId) -> Kind {
+        self.nodes[id as usize].kind
+    }
+
+    /// Byte range of the value in the source (for strings, quotes included).
+    pub fn span(&self, id: NodeId) -> (usize, usize) {
+        let n = &self.nodes[id as usize];
+        (n.start, n.end)
+    }
+
+    /// The raw source bytes of the value.
+    pub fn raw(&self, id: NodeId) -> &'a [u8] {
+        let (s, e) = self.span(id);
+        &self.src[s..e]
+    }
+
+    /// The raw source text of the value (lossy when the bytes are not UTF-8).
+    pub fn raw_str(&self, id: NodeId) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.raw(id))
+    }
+
+    /// Number of elements or members of a container (0 for scalars).
+    pub fn len(&self, id: NodeId) -> usize {
+        self.nodes[id as usize].len as usize
+    }
+
+    /// True when a container has no elements or members, or the node is a scalar.
+    pub fn is_empty(&self, id: NodeId) -> bool {
+        self.len(id) == 0
+    }
+
+    /// Elements of an array or member values of an object, in source order.
+    pub fn children(&self, id: NodeId) -> Children<'_, 'a> {
+        Children {
+            tree: self,
+            next: self.nodes[id as usize].first_child,
+        }
+    }
+
+    /// The `i`-th element of an array.
+    pub fn index(&self, id: NodeId, i: usize) -> Option<NodeId> {
+        if self.kind(id) != Kind::Array {
+            return None;
+        }
+        self.children(id).nth(i)
+    }
+
+    /// The value of the member `key` of an object (the first one, when a key repeats).
+    pub fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
+        if self.kind(id) != Kind::Object {
+            return None;
+        }
+        self.children(id).find(|&c| self.key_is(c, key))
+    }
+
+    /// Follow a path of object keys.
+    pub fn path(&self, id: NodeId, keys: &[&str]) -> Option<NodeId> {
+        keys.iter().try_fold(id, |at, k| self.get(at, k))
+    }
+
+    /// The member key of an object member node, decoded.
+    pub fn key(&self, id: NodeId) -> Option<Cow<'a, str>> {
+        let n = &self.nodes[id as usize];
+        if n.key_end == 0 {
+            return None;
+        }
+        Some(decode_string(
+            &self.src[n.key_start + 1..n.key_end - 1],
+            n.key_escaped,
+        ))
+    }
+
+    /// Byte span of the member key token (quotes included).
+    pub fn key_span(&self, id: NodeId) -> Option<(usize, usize)> {
+        let n = &self.nodes[id as usize];
+        (n.key_end != 0).then_some((n.key_start, n.key_end))
+    }
+
+    fn key_is(&self, id: NodeId, key: &str) -> bool {
+        let n = &self.nodes[id as usize];
+        if n.key_end == 0 {
+            return false;
+        }
+        let raw = &self.src[n.key_start + 1..n.key_end - 1];
+        if n.key_escaped {
+            decode_string(raw, true) == key
+        } else {
+            raw == key.as_bytes()
+        }
+    }
+
+    /// Member (key, value) pairs of an object, in source order.
+    pub fn members(&self, id: NodeId) -> impl Iterator<Item = (Cow<'a, str>, NodeId)> + '_ {
+        self.children(id)
+            .filter_map(move |c| self.key(c).map(|k| (k, c)))
+    }
+
+    /// The decoded value of a string node; `None` for other kinds.
+    pub fn str(&self, id: NodeId) -> Option<Cow<'a, str>> {
+        let n = &self.nodes[id as usize];
+        if n.kind != Kind::String {
+            return None;
+        }
+        Some(decode_string(&self.src[n.start + 1..n.end - 1], n.escaped))
+    }
+
+    /// The string value of member `key`, if it is a string.
+    pub fn get_str(&self, id: NodeId, key: &str) -> Option<Cow<'a, str>> {
+        self.get(id, key).and_then(|v| self.str(v))
+    }
+
+    /// True when member `key` exists and is a string equal to `value`.
+    pub fn str_is(&self, id: NodeId, key: &str, value: &str) -> bool {
+        self.get_str(id, key).is_some_and(|s| s == value)
+    }
+
+    /// The boolean value of a node.
+    pub fn bool(&self, id: NodeId) -> Option<bool> {
+        (self.kind(id) == Kind::Bool).then(|| self.raw(id) == b"true")
+    }
+
+    /// 1-based line and column (in characters) of a byte offset of the source.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        line_col(self.src, offset)
+    }
+}
+
+/// 1-based line and column (in characters) of `offset` within `src`.
+pub fn line_col(src: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    let col = before[line_start..]
+        .iter()
+        .filter(|&&b| (b & 0xC0) != 0x80)
+        .count()
+        + 1;
+    (line, col)
+}
+
+/// Iterator over the children of a container node.
+pub struct Children<'t, 'a> {
+    tree: &'t Tree<'a>,
+    next: u32,
+}
+
+impl Iterator for Children<'_, '_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next == NONE {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.tree.nodes[id as usize].next;
+        Some(id)
+    }
+}
+
+/// Decode the inside of a JSON string token. Lone surrogates and invalid UTF-8 become U+FFFD.
+pub(crate) fn decode_string(raw: &[u8], escaped: bool) -> Cow<'_, str> {
+    if !escaped {
+        return String::from_utf8_lossy(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut i = 0;
+    let mut plain_start = 0;
+    while i < raw.len() {
+        if raw[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        out.push_str(&String::from_utf8_lossy(&raw[plain_start..i]));
+        let esc = raw.get(i + 1).copied().unwrap_or(b'\\');
+        i += 2;
+        match esc {
+            b'n' => out.push('\n'),
+            b't' => out.push('\t'),
+            b'r' => out.push('\r'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'u' => {
+                let hi = hex4(raw, i);
+                i += 4;
+                match hi {
+                    Some(h @ 0xD800..=0xDBFF) => {
+                        let lo = (raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u'))
+                            .then(|| hex4(raw, i + 2))
+                            .flatten()
+                            .filter(|l| (0xDC00..=0xDFFF).contains(l));
+                        if let Some(l) = lo {
+                            i += 6;
+                            let c = 0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00);
+                            out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        } else {
+                            out.push('\u{FFFD}');
+                        }
+                    }
+                    Some(c) => out.push(char::from_u32(c).unwrap_or('\u{FFFD}')),
+                    None => out.push('\u{FFFD}'),
+                }
+            }
+            other => out.push(other as char),
+        }
+        plain_start = i.min(raw.len());
+    }
+    out.push_str(&String::from_utf8_lossy(&raw[plain_start.min(raw.len())..]));
+    Cow::Owned(out)
+}
+
+fn hex4(raw: &[u8], at: usize) -> Option<u32> {
+    let s = raw.get(at..at + 4)?;
+    let s = std::str::from_utf8(s).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
