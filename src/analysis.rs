@@ -1,0 +1,504 @@
+//! The ordered walk (SPEC §2): pure pairing analysis over the neutral model.
+//!
+//! A call opens; a result closes the most recent open call with the same id. Whatever is left
+//! over, out of place, or repeated becomes a [`Defect`]. The walk is incremental ([`Walker`])
+//! so a JSON Lines file can be analysed while it streams by.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::model::{Call, Message, Role, ToolResult};
+
+/// Where a dialect wants the results of a model message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// In the contiguous run of tool messages right after the calling message
+    /// (OpenAI chat, LangChain, Vercel AI).
+    ToolRun,
+    /// In the very next message, among its leading results (Anthropic, Gemini, Bedrock).
+    NextMessage,
+    /// Anywhere after the call, before the next model message (Claude Code, Responses).
+    BeforeNextAssistant,
+}
+
+/// A call with the index of the model message that made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallAt {
+    /// Index of the calling message (the first message of its group).
+    pub message: usize,
+    /// Index of the message that physically holds the call (differs for continuations).
+    pub holder: usize,
+    /// Position of the call within its holder message.
+    pub slot: usize,
+    /// The call.
+    pub call: Call,
+}
+
+/// A result with the index of the message holding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultAt {
+    /// Index of the message holding the result.
+    pub message: usize,
+    /// Position of the result within its message.
+    pub slot: usize,
+    /// The result.
+    pub result: ToolResult,
+}
+
+/// Why a call was left dangling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DanglingCause {
+    /// No result came before the end of the conversation.
+    NoResult,
+    /// A later call reused the id while this one was still open.
+    Shadowed {
+        /// Index of the message with the later call.
+        by: usize,
+    },
+}
+
+/// One pairing defect found by the walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Defect {
+    /// TM001: a call that never got a result.
+    Dangling {
+        /// The call.
+        call: CallAt,
+        /// Why.
+        cause: DanglingCause,
+    },
+    /// TM002: a result with no open call. When its call shows up later, `later_call` is set.
+    Orphan {
+        /// The result.
+        result: ResultAt,
+        /// The call with the same id found after it, if any.
+        later_call: Option<CallAt>,
+    },
+    /// TM003: a result that closes its call but sits outside the call's answer window.
+    Misplaced {
+        /// The call.
+        call: CallAt,
+        /// The result.
+        result: ResultAt,
+    },
+    /// TM004: a result for a call that already has one.
+    DuplicateResult {
+        /// The call.
+        call: CallAt,
+        /// The result that answered it first.
+        first: ResultAt,
+        /// The extra result.
+        result: ResultAt,
+    },
+    /// TM005: a call id used twice in one message.
+    DuplicateCallId {
+        /// The first call with the id.
+        first: CallAt,
+        /// The later call with the same id.
+        call: CallAt,
+    },
+    /// TM006: a call without an id.
+    MissingCallId {
+        /// The call.
+        call: CallAt,
+    },
+    /// TM006: a call with an empty or missing tool name.
+    MissingToolName {
+        /// The call.
+        call: CallAt,
+    },
+    /// TM006: a result without the id of the call it answers.
+    MissingResultId {
+        /// The result.
+        result: ResultAt,
+    },
+}
+
+impl Defect {
+    /// Message index and position used to order defects in reading order.
+    pub fn sort_key(&self) -> (usize, usize, usize, usize) {
+        let rank = match self {
+            Defect::MissingToolName { .. } => 0,
+            Defect::MissingCallId { .. } => 1,
+            Defect::DuplicateCallId { .. } => 2,
+            Defect::Dangling { .. } => 3,
+            Defect::Orphan { .. } => 4,
+            Defect::Misplaced { .. } => 5,
+            Defect::DuplicateResult { .. } => 6,
+            Defect::MissingResultId { .. } => 7,
+        };
+        match self {
+            Defect::Dangling { call, .. }
+            | Defect::DuplicateCallId { call, .. }
+            | Defect::MissingCallId { call }
+            | Defect::MissingToolName { call } => (call.holder, 0, call.slot, rank),
+            Defect::Orphan { result, .. }
+            | Defect::Misplaced { result, .. }
+            | Defect::DuplicateResult { result, .. }
+            | Defect::MissingResultId { result } => (result.message, 1, result.slot, rank),
+        }
+    }
+}
+
+/// Options of the walk.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalkOptions {
+    /// Analyse only the last N messages: results whose call lies before them are not orphans.
+    pub tail: bool,
+}
+
+/// The incremental ordered walk over one conversation.
+#[derive(Debug)]
+pub struct Walker {
+    window: Window,
+    options: WalkOptions,
+    /// Open calls per id; calls of one message are answered first-in first-out.
+    open: HashMap<String, VecDeque<CallAt>>,
+    /// The call and result that last closed each id.
+    closed: HashMap<String, (CallAt, ResultAt)>,
+    /// Results seen with no open call, waiting for a later call of their id.
+    pending: HashMap<String, VecDeque<ResultAt>>,
+    /// The model message whose answer window is open (ToolRun / BeforeNextAssistant).
+    owner: Option<usize>,
+    /// Index of the previous message and whether it was a model message (NextMessage).
+    previous: Option<usize>,
+    defects: Vec<Defect>,
+    calls_checked: usize,
+}
+
+impl Walker {
+    /// A walk for a dialect with the given answer window.
+    pub fn new(window: Window, options: WalkOptions) -> Walker {
+        Walker {
+            window,
+            options,
+            open: HashMap::new(),
+            closed: HashMap::new(),
+            pending: HashMap::new(),
+            owner: None,
+            previous: None,
+            defects: Vec::new(),
+            calls_checked: 0,
+        }
+    }
+
+    fn in_window(&self, owner: usize, at: usize, result: &ToolResult) -> bool {
+        match self.window {
+            Window::ToolRun | Window::BeforeNextAssistant => self.owner == Some(owner),
+            Window::NextMessage => owner + 1 == at && result.leading,
+        }
+    }
+
+    /// Feed the next message.
+    pub fn push(&mut self, msg: &Message) {
+        let group_owner = if msg.continuation { self.owner } else { None };
+        match self.window {
+            Window::ToolRun if msg.role != Role::Tool && !msg.continuation => self.owner = None,
+            Window::BeforeNextAssistant if msg.role == Role::Assistant && !msg.continuation => {
+                self.owner = None
+            }
+            _ => {}
+        }
+        for (slot, result) in msg.results.iter().enumerate() {
+            self.result(msg.index, slot, result);
+        }
+        let calling = group_owner.unwrap_or(msg.index);
+        let mut seen_here: HashMap<&str, usize> = HashMap::new();
+        for (slot, call) in msg.calls.iter().enumerate() {
+            if call.server {
+                continue;
+            }
+            self.calls_checked += 1;
+            let at = CallAt {
+                message: calling,
+                holder: msg.index,
+                slot,
+                call: call.clone(),
+            };
+            if call.name.as_deref().is_none_or(str::is_empty) {
+                self.defects.push(Defect::MissingToolName { call: at.clone() });
+            }
+            let Some(id) = call.id.as_deref().filter(|id| !id.is_empty()) else {
+                self.defects.push(Defect::MissingCallId { call: at });
+                continue;
+            };
+            if let Some(&first) = seen_here.get(id) {
+                self.defects.push(Defect::DuplicateCallId {
+                    first: CallAt {
+                        message: calling,
+                        holder: msg.index,
+                        slot: first,
+                        call: msg.calls[first].clone(),
+                    },
+                    call: at.clone(),
+                });
+            } else {
+                seen_here.insert(id, slot);
+                // A call of an earlier model message with this id is still open: it is shadowed.
+                if let Some(queue) = self.open.get_mut(id) {
+                    let (earlier, same): (VecDeque<_>, VecDeque<_>) =
+                        queue.drain(..).partition(|c| c.message != calling);
+                    *queue = same;
+                    for call in earlier {
+                        self.defects.push(Defect::Dangling {
+                            call,
+                            cause: DanglingCause::Shadowed { by: msg.index },
+                        });
+                    }
+                }
+            }
+            if let Some(result) = self.pending.get_mut(id).and_then(VecDeque::pop_front) {
+                self.defects.push(Defect::Orphan {
+                    result: result.clone(),
+                    later_call: Some(at.clone()),
+                });
+                self.closed.insert(id.to_string(), (at, result));
+                continue;
+            }
+            self.open.entry(id.to_string()).or_default().push_back(at);
+        }
+        let model_message = msg.role == Role::Assistant || !msg.calls.is_empty();
+        if model_message && !msg.continuation {
+            self.owner = Some(msg.index);
+        }
+        self.previous = Some(msg.index);
+    }
+
+    fn result(&mut self, at: usize, slot: usize, result: &ToolResult) {
+        let here = ResultAt {
+            message: at,
+            slot,
+            result: result.clone(),
+        };
+        let Some(id) = result.id.as_deref().filter(|id| !id.is_empty()) else {
+            self.defects.push(Defect::MissingResultId { result: here });
+            return;
+        };
+        if let Some(call) = self.open.get_mut(id).and_then(VecDeque::pop_front) {
+            if !self.in_window(call.message, at, result) {
+                self.defects.push(Defect::Misplaced {
+                    call: call.clone(),
+                    result: here.clone(),
+                });
+            }
+            self.closed.insert(id.to_string(), (call, here));
+            return;
+        }
+        if let Some((call, first)) = self.closed.get(id) {
+            self.defects.push(Defect::DuplicateResult {
+                call: call.clone(),
+                first: first.clone(),
+                result: here,
+            });
+            return;
+        }
+        self.pending.entry(id.to_string()).or_default().push_back(here);
+    }
+
+    /// Number of (client-side) calls seen so far.
+    pub fn calls_checked(&self) -> usize {
+        self.calls_checked
+    }
+
+    /// End of the conversation: what is still open is dangling, what is pending is orphaned.
+    pub fn finish(mut self) -> Vec<Defect> {
+        for (_, queue) in self.open.drain() {
+            for call in queue {
+                self.defects.push(Defect::Dangling {
+                    call,
+                    cause: DanglingCause::NoResult,
+                });
+            }
+        }
+        if !self.options.tail {
+            for (_, queue) in self.pending.drain() {
+                for result in queue {
+                    self.defects.push(Defect::Orphan {
+                        result,
+                        later_call: None,
+                    });
+                }
+            }
+        }
+        self.defects.sort_by_key(Defect::sort_key);
+        self.defects
+    }
+}
+
+/// Walk a whole conversation.
+pub fn walk(messages: &[Message], window: Window, options: WalkOptions) -> (Vec<Defect>, usize) {
+    let mut w = Walker::new(window, options);
+    for m in messages {
+        w.push(m);
+    }
+    let n = w.calls_checked();
+    (w.finish(), n)
+}
+
+/// The seed middleware's check (`--profile deerflow`): one global set of answered ids; every
+/// call whose non-empty id is not in it is dangling, each id once. Nothing else is reported.
+pub fn walk_deerflow(messages: &[Message]) -> (Vec<Defect>, usize) {
+    let answered: std::collections::HashSet<&str> = messages
+        .iter()
+        .flat_map(|m| m.results.iter())
+        .filter_map(|r| r.id.as_deref())
+        .collect();
+    let mut patched = std::collections::HashSet::new();
+    let mut defects = Vec::new();
+    let mut checked = 0;
+    for m in messages.iter().filter(|m| m.role == Role::Assistant) {
+        for (slot, call) in m.calls.iter().enumerate().filter(|(_, c)| !c.server) {
+            checked += 1;
+            let Some(id) = call.id.as_deref().filter(|id| !id.is_empty()) else {
+                continue;
+            };
+            if !answered.contains(id) && patched.insert(id.to_string()) {
+                defects.push(Defect::Dangling {
+                    call: CallAt {
+                        message: m.index,
+                        holder: m.index,
+                        slot,
+                        call: call.clone(),
+                    },
+                    cause: DanglingCause::NoResult,
+                });
+            }
+        }
+    }
+    (defects, checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Pos, Span};
+
+    fn call(id: &str) -> Call {
+        Call {
+            id: Some(id.into()),
+            name: Some(format!("tool_{id}")),
+            ..Call::default()
+        }
+    }
+
+    fn result(id: &str) -> ToolResult {
+        ToolResult {
+            id: Some(id.into()),
+            leading: true,
+            whole_message: true,
+            ..ToolResult::default()
+        }
+    }
+
+    /// `A:c1,c2` assistant with calls; `T:c1` tool message; `U` user; `U:c1` user with results.
+    fn conv(spec: &str) -> Vec<Message> {
+        spec.split_whitespace()
+            .enumerate()
+            .map(|(i, tok)| {
+                let (kind, ids) = tok.split_once(':').unwrap_or((tok, ""));
+                let ids: Vec<_> = ids.split(',').filter(|s| !s.is_empty()).collect();
+                let role = match kind {
+                    "A" => Role::Assistant,
+                    "T" => Role::Tool,
+                    _ => Role::User,
+                };
+                let mut m = Message::new(role, Pos::default(), Span::default());
+                m.index = i;
+                if role == Role::Assistant {
+                    m.calls = ids.iter().map(|id| call(id)).collect();
+                } else {
+                    m.results = ids.iter().map(|id| result(id)).collect();
+                }
+                m
+            })
+            .collect()
+    }
+
+    fn codes(spec: &str, window: Window) -> Vec<String> {
+        walk(&conv(spec), window, WalkOptions::default())
+            .0
+            .iter()
+            .map(|d| match d {
+                Defect::Dangling { call, cause } => format!(
+                    "dangling {}@{}{}",
+                    call.call.id.as_deref().unwrap(),
+                    call.message,
+                    if matches!(cause, DanglingCause::Shadowed { .. }) { " shadowed" } else { "" }
+                ),
+                Defect::Orphan { result, later_call } => format!(
+                    "orphan {}@{}{}",
+                    result.result.id.as_deref().unwrap(),
+                    result.message,
+                    if later_call.is_some() { " before-call" } else { "" }
+                ),
+                Defect::Misplaced { result, .. } => {
+                    format!("misplaced {}@{}", result.result.id.as_deref().unwrap(), result.message)
+                }
+                Defect::DuplicateResult { result, .. } => {
+                    format!("duplicate {}@{}", result.result.id.as_deref().unwrap(), result.message)
+                }
+                Defect::DuplicateCallId { call, .. } => {
+                    format!("dup-id {}@{}", call.call.id.as_deref().unwrap(), call.message)
+                }
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clean_and_reused_ids_across_turns() {
+        assert!(codes("U A:c1 T:c1 A", Window::ToolRun).is_empty());
+        assert!(codes("U A:c1,c2 T:c2 T:c1 A:c1 T:c1 A", Window::ToolRun).is_empty());
+    }
+
+    #[test]
+    fn dangling_partial_and_trailing() {
+        assert_eq!(codes("U A:c1,c2,c3 T:c2 U", Window::ToolRun), ["dangling c1@1", "dangling c3@1"]);
+        assert_eq!(codes("U A:c1", Window::ToolRun), ["dangling c1@1"]);
+    }
+
+    #[test]
+    fn shadowed_call_is_dangling() {
+        assert_eq!(codes("A:c1 U A:c1 T:c1", Window::ToolRun), ["dangling c1@0 shadowed"]);
+    }
+
+    #[test]
+    fn orphan_misplaced_duplicate() {
+        assert_eq!(codes("U T:x A", Window::ToolRun), ["orphan x@1"]);
+        assert_eq!(codes("A:c1 U T:c1", Window::ToolRun), ["misplaced c1@2"]);
+        assert_eq!(codes("A:c1 T:c1 T:c1", Window::ToolRun), ["duplicate c1@2"]);
+        assert_eq!(codes("T:c1 A:c1", Window::ToolRun), ["orphan c1@0 before-call"]);
+    }
+
+    #[test]
+    fn duplicate_call_id_in_one_message_pairs_fifo() {
+        assert_eq!(codes("A:c1,c1 T:c1 T:c1", Window::ToolRun), ["dup-id c1@0"]);
+        assert_eq!(codes("A:c1,c1 T:c1", Window::ToolRun), ["dup-id c1@0", "dangling c1@0"]);
+    }
+
+    #[test]
+    fn next_message_window() {
+        assert!(codes("A:c1,c2 U:c1,c2 A", Window::NextMessage).is_empty());
+        assert_eq!(codes("A:c1 U U:c1", Window::NextMessage), ["misplaced c1@2"]);
+    }
+
+    #[test]
+    fn before_next_assistant_window() {
+        assert!(codes("A:c1 U:c1 U A", Window::BeforeNextAssistant).is_empty());
+        assert!(codes("A:c1 U U:c1 A", Window::BeforeNextAssistant).is_empty());
+        assert_eq!(codes("A:c1 A U:c1", Window::BeforeNextAssistant), ["misplaced c1@2"]);
+    }
+
+    #[test]
+    fn deerflow_profile_uses_a_global_set() {
+        let (d, n) = walk_deerflow(&conv("A:c1,c2 T:c2 U A:c2 A:c3 T:c3 T:c9"));
+        assert_eq!(n, 4);
+        let ids: Vec<_> = d
+            .iter()
+            .map(|d| match d {
+                Defect::Dangling { call, .. } => call.call.id.clone().unwrap(),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(ids, ["c1"]);
+    }
+}
