@@ -215,7 +215,8 @@ impl Walker {
                 call: call.clone(),
             };
             if call.name.as_deref().is_none_or(str::is_empty) {
-                self.defects.push(Defect::MissingToolName { call: at.clone() });
+                self.defects
+                    .push(Defect::MissingToolName { call: at.clone() });
             }
             let Some(id) = call.id.as_deref().filter(|id| !id.is_empty()) else {
                 self.defects.push(Defect::MissingCallId { call: at });
@@ -291,7 +292,10 @@ impl Walker {
             });
             return;
         }
-        self.pending.entry(id.to_string()).or_default().push_back(here);
+        self.pending
+            .entry(id.to_string())
+            .or_default()
+            .push_back(here);
     }
 
     /// Number of (client-side) calls seen so far.
@@ -422,22 +426,42 @@ mod tests {
                     "dangling {}@{}{}",
                     call.call.id.as_deref().unwrap(),
                     call.message,
-                    if matches!(cause, DanglingCause::Shadowed { .. }) { " shadowed" } else { "" }
+                    if matches!(cause, DanglingCause::Shadowed { .. }) {
+                        " shadowed"
+                    } else {
+                        ""
+                    }
                 ),
                 Defect::Orphan { result, later_call } => format!(
                     "orphan {}@{}{}",
                     result.result.id.as_deref().unwrap(),
                     result.message,
-                    if later_call.is_some() { " before-call" } else { "" }
+                    if later_call.is_some() {
+                        " before-call"
+                    } else {
+                        ""
+                    }
                 ),
                 Defect::Misplaced { result, .. } => {
-                    format!("misplaced {}@{}", result.result.id.as_deref().unwrap(), result.message)
+                    format!(
+                        "misplaced {}@{}",
+                        result.result.id.as_deref().unwrap(),
+                        result.message
+                    )
                 }
                 Defect::DuplicateResult { result, .. } => {
-                    format!("duplicate {}@{}", result.result.id.as_deref().unwrap(), result.message)
+                    format!(
+                        "duplicate {}@{}",
+                        result.result.id.as_deref().unwrap(),
+                        result.message
+                    )
                 }
                 Defect::DuplicateCallId { call, .. } => {
-                    format!("dup-id {}@{}", call.call.id.as_deref().unwrap(), call.message)
+                    format!(
+                        "dup-id {}@{}",
+                        call.call.id.as_deref().unwrap(),
+                        call.message
+                    )
                 }
                 other => format!("{other:?}"),
             })
@@ -452,13 +476,19 @@ mod tests {
 
     #[test]
     fn dangling_partial_and_trailing() {
-        assert_eq!(codes("U A:c1,c2,c3 T:c2 U", Window::ToolRun), ["dangling c1@1", "dangling c3@1"]);
+        assert_eq!(
+            codes("U A:c1,c2,c3 T:c2 U", Window::ToolRun),
+            ["dangling c1@1", "dangling c3@1"]
+        );
         assert_eq!(codes("U A:c1", Window::ToolRun), ["dangling c1@1"]);
     }
 
     #[test]
     fn shadowed_call_is_dangling() {
-        assert_eq!(codes("A:c1 U A:c1 T:c1", Window::ToolRun), ["dangling c1@0 shadowed"]);
+        assert_eq!(
+            codes("A:c1 U A:c1 T:c1", Window::ToolRun),
+            ["dangling c1@0 shadowed"]
+        );
     }
 
     #[test]
@@ -466,26 +496,38 @@ mod tests {
         assert_eq!(codes("U T:x A", Window::ToolRun), ["orphan x@1"]);
         assert_eq!(codes("A:c1 U T:c1", Window::ToolRun), ["misplaced c1@2"]);
         assert_eq!(codes("A:c1 T:c1 T:c1", Window::ToolRun), ["duplicate c1@2"]);
-        assert_eq!(codes("T:c1 A:c1", Window::ToolRun), ["orphan c1@0 before-call"]);
+        assert_eq!(
+            codes("T:c1 A:c1", Window::ToolRun),
+            ["orphan c1@0 before-call"]
+        );
     }
 
     #[test]
     fn duplicate_call_id_in_one_message_pairs_fifo() {
         assert_eq!(codes("A:c1,c1 T:c1 T:c1", Window::ToolRun), ["dup-id c1@0"]);
-        assert_eq!(codes("A:c1,c1 T:c1", Window::ToolRun), ["dup-id c1@0", "dangling c1@0"]);
+        assert_eq!(
+            codes("A:c1,c1 T:c1", Window::ToolRun),
+            ["dup-id c1@0", "dangling c1@0"]
+        );
     }
 
     #[test]
     fn next_message_window() {
         assert!(codes("A:c1,c2 U:c1,c2 A", Window::NextMessage).is_empty());
-        assert_eq!(codes("A:c1 U U:c1", Window::NextMessage), ["misplaced c1@2"]);
+        assert_eq!(
+            codes("A:c1 U U:c1", Window::NextMessage),
+            ["misplaced c1@2"]
+        );
     }
 
     #[test]
     fn before_next_assistant_window() {
         assert!(codes("A:c1 U:c1 U A", Window::BeforeNextAssistant).is_empty());
         assert!(codes("A:c1 U U:c1 A", Window::BeforeNextAssistant).is_empty());
-        assert_eq!(codes("A:c1 A U:c1", Window::BeforeNextAssistant), ["misplaced c1@2"]);
+        assert_eq!(
+            codes("A:c1 A U:c1", Window::BeforeNextAssistant),
+            ["misplaced c1@2"]
+        );
     }
 
     #[test]

@@ -1,1 +1,20 @@
-fn main() {}
+//! The `toolmend` command: parse arguments, run, map the outcome to an exit code
+//! (0 clean, 1 findings or changes needed, 2 failure). A closed pipe is not a failure.
+
+mod app;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = app::args::Cli::parse();
+    match app::run(cli) {
+        Ok(status) => ExitCode::from(status as u8),
+        Err(err) if app::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("toolmend: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -138,6 +138,8 @@ pub enum Container {
     },
     /// One message per line of a JSON Lines file.
     Lines,
+    /// Messages gathered from several places by `--at`: analysed, never repaired.
+    Scattered,
 }
 
 /// One conversation found in a document.

@@ -139,10 +139,16 @@ pub fn select(selectors: &[String]) -> Result<Vec<Rule>, String> {
         }
         let by_prefix: Vec<_> = Rule::ALL
             .into_iter()
-            .filter(|r| r.code().to_ascii_uppercase().starts_with(&s.to_ascii_uppercase()))
+            .filter(|r| {
+                r.code()
+                    .to_ascii_uppercase()
+                    .starts_with(&s.to_ascii_uppercase())
+            })
             .collect();
         if by_prefix.is_empty() {
-            return Err(format!("unknown rule `{s}` (expected a code like TM001 or a name like dangling-tool-call)"));
+            return Err(format!(
+                "unknown rule `{s}` (expected a code like TM001 or a name like dangling-tool-call)"
+            ));
         }
         out.extend(by_prefix);
     }
@@ -157,7 +163,10 @@ mod tests {
 
     #[test]
     fn selectors() {
-        assert_eq!(select(&["TM001,orphan-tool-result".into()]).unwrap(), vec![Rule::DanglingToolCall, Rule::OrphanToolResult]);
+        assert_eq!(
+            select(&["TM001,orphan-tool-result".into()]).unwrap(),
+            vec![Rule::DanglingToolCall, Rule::OrphanToolResult]
+        );
         assert_eq!(select(&["tm00".into()]).unwrap().len(), 8);
         assert!(select(&["TM999".into()]).is_err());
     }

@@ -187,7 +187,10 @@ impl Parser<'_> {
         if self.src.get(self.pos) != Some(&b':') {
             return self.err(
                 self.pos,
-                format!("expected ':' after a member name, found {}", self.describe(self.pos)),
+                format!(
+                    "expected ':' after a member name, found {}",
+                    self.describe(self.pos)
+                ),
             );
         }
         self.pos += 1;
@@ -237,9 +240,17 @@ impl Parser<'_> {
         Ok(i)
     }
 
-    fn push(&mut self, kind: Kind, escaped: bool, start: usize, end: usize, key: Option<Key>) -> u32 {
+    fn push(
+        &mut self,
+        kind: Kind,
+        escaped: bool,
+        start: usize,
+        end: usize,
+        key: Option<Key>,
+    ) -> u32 {
         let id = self.nodes.len() as u32;
-        let (key_start, key_end, key_escaped) = key.map_or((0, 0, false), |k| (k.start, k.end, k.escaped));
+        let (key_start, key_end, key_escaped) =
+            key.map_or((0, 0, false), |k| (k.start, k.end, k.escaped));
         self.nodes.push(Node {
             kind,
             escaped,

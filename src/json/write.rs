@@ -70,7 +70,13 @@ impl J {
     }
 }
 
-fn container(style: &Style, depth: usize, (open, close): (char, char), items: Vec<String>, out: &mut String) {
+fn container(
+    style: &Style,
+    depth: usize,
+    (open, close): (char, char),
+    items: Vec<String>,
+    out: &mut String,
+) {
     out.push(open);
     if items.is_empty() {
         out.push(close);
@@ -180,7 +186,10 @@ impl Style {
                 let at = tree.key_span(first).map_or(tree.span(first).0, |k| k.0);
                 let ls = memchr::memrchr(b'\n', &src[..at]).map_or(0, |i| i + 1);
                 let lead = String::from_utf8_lossy(&src[ls..at]).into_owned();
-                let unit = lead.strip_prefix(base.as_str()).unwrap_or(&lead).to_string();
+                let unit = lead
+                    .strip_prefix(base.as_str())
+                    .unwrap_or(&lead)
+                    .to_string();
                 if !unit.is_empty() && unit.chars().all(|c| c == ' ' || c == '\t') {
                     style.indent = Some(unit);
                 } else {
@@ -226,14 +235,20 @@ mod tests {
     use crate::json::parse;
 
     fn sample() -> J {
-        J::obj([("role", J::str("tool")), ("ids", J::Arr(vec![J::Raw("1e5".into()), J::Null]))])
+        J::obj([
+            ("role", J::str("tool")),
+            ("ids", J::Arr(vec![J::Raw("1e5".into()), J::Null])),
+        ])
     }
 
     #[test]
     fn compact_and_python_spacing() {
         let t = parse(br#"[{"a": 1, "b": 2}]"#).unwrap();
         let s = Style::like(&t, t.index(0, 0).unwrap());
-        assert_eq!(sample().render(&s), r#"{"role": "tool", "ids": [1e5, null]}"#);
+        assert_eq!(
+            sample().render(&s),
+            r#"{"role": "tool", "ids": [1e5, null]}"#
+        );
         let t = parse(br#"[{"a":1,"b":2}]"#).unwrap();
         let s = Style::like(&t, t.index(0, 0).unwrap());
         assert_eq!(sample().render(&s), r#"{"role":"tool","ids":[1e5,null]}"#);

@@ -1,0 +1,194 @@
+//! Command-line arguments (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+
+use toolmend::render::Format;
+
+/// Find and repair broken tool-call pairing in stored LLM conversation logs.
+#[derive(Debug, Parser)]
+#[command(name = "toolmend", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report pairing findings (exit 0 clean, 1 findings, 2 failure).
+    Lint(LintArgs),
+    /// Insert placeholder results for dangling calls (and other fixes by policy).
+    Repair(RepairArgs),
+    /// Show which dialect each conversation is read as, where it was found and why.
+    Detect(DetectArgs),
+    /// List the rules.
+    Rules,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Compatibility profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Profile {
+    /// Reproduce DeerFlow's DanglingToolCallMiddleware exactly (global id set; placeholders
+    /// right after the AI message, before its results; nothing else touched).
+    Deerflow,
+}
+
+/// Where to read from and how to find conversations.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Files or directories (searched for *.json, *.jsonl, *.ndjson); `-` is standard input.
+    /// Without any, standard input is read.
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Read every conversation as this dialect instead of detecting it.
+    #[arg(long, value_name = "NAME")]
+    pub dialect: Option<String>,
+    /// Where the conversations are: a JSON Pointer, `*` matching every element (e.g. `/*/traj`).
+    #[arg(long, value_name = "POINTER")]
+    pub at: Option<String>,
+    /// Treat standard input (or every file) as this format instead of guessing.
+    #[arg(long, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+    /// Only analyse (and repair) the last N messages of each conversation.
+    #[arg(long, value_name = "N")]
+    pub tail: Option<usize>,
+    /// A compatibility profile.
+    #[arg(long, value_enum)]
+    pub profile: Option<Profile>,
+    /// Lines longer than this many bytes are reported (TM007) instead of parsed; 0 = no limit.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_line_bytes: usize,
+}
+
+/// Input formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// One JSON value.
+    Json,
+    /// JSON Lines.
+    Jsonl,
+}
+
+/// `toolmend lint`.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Colour the human format.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Only these rules (codes, names or prefixes, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Vec<String>,
+    /// Not these rules.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Vec<String>,
+    /// Exit 0 even when there are findings.
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print findings only, no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print calls and dangling calls per tool name instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Print, for each conversation, its dialect and why (to standard error).
+    #[arg(long)]
+    pub explain_detection: bool,
+}
+
+/// `toolmend repair`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("mode").args(["output", "in_place", "diff", "check"])))]
+pub struct RepairArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write the repaired document to FILE (one input only); written atomically.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Rewrite the files themselves, atomically, keeping their permissions. A symlink is
+    /// followed and its target rewritten.
+    #[arg(long)]
+    pub in_place: bool,
+    /// With --in-place, keep the original next to it with this suffix (e.g. `.bak`).
+    #[arg(long, value_name = "SUFFIX", requires = "in_place")]
+    pub backup: Option<String>,
+    /// Print a unified diff of the changes; write nothing (exit 1 when there are changes).
+    #[arg(long)]
+    pub diff: bool,
+    /// Write nothing; exit 1 when a change is needed.
+    #[arg(long)]
+    pub check: bool,
+    /// Placeholder text; `{id}` and `{name}` are replaced by the call's id and tool name.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub placeholder: Option<String>,
+    /// Add a marker field to inserted results where the dialect allows extra fields.
+    #[arg(long)]
+    pub mark_synthetic: bool,
+    /// Orphan results (TM002): keep (default), drop, or turn into a note (unsafe).
+    #[arg(long, value_enum, default_value_t = OrphanArg::Keep)]
+    pub orphans: OrphanArg,
+    /// Duplicate results (TM004): keep the first or the last (unsafe). Left alone by default.
+    #[arg(long, value_enum)]
+    pub duplicates: Option<DuplicateArg>,
+    /// Duplicate call ids in one message (TM005): give the later call a new id (unsafe).
+    #[arg(long, value_enum)]
+    pub duplicate_ids: Option<ReidArg>,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Colour the diff.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--orphans`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrphanArg {
+    /// Leave orphans as they are.
+    Keep,
+    /// Delete them.
+    Drop,
+    /// Replace them with a note message that keeps their content.
+    Note,
+}
+
+/// `--duplicates`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DuplicateArg {
+    /// Keep the first result.
+    KeepFirst,
+    /// Keep the last result, in the first one's place.
+    KeepLast,
+}
+
+/// `--duplicate-ids`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReidArg {
+    /// Give the later call (and its result) a new deterministic id.
+    ReId,
+}
+
+/// `toolmend detect`.
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+}

@@ -1,0 +1,57 @@
+//! `toolmend detect`: which dialect each conversation is read as, where, and why.
+
+use std::io::{BufWriter, Write};
+
+use anyhow::Result;
+
+use toolmend::read;
+
+use super::args::DetectArgs;
+use super::{Status, inputs, lint_options, report_errors};
+
+pub fn run(a: DetectArgs) -> Result<Status> {
+    let options = lint_options(&a.input)?;
+    let (inputs, mut errors) = inputs::expand(&a.input.paths);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for input in &inputs {
+        let loaded = match inputs::load(input) {
+            Ok(l) => l,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let doc = read::read(&input.name, &loaded.bytes, &options.read);
+        let format = match doc.format {
+            Some(read::Format::Lines) => "JSON Lines",
+            _ => "JSON",
+        };
+        writeln!(out, "{} ({format})", input.name)?;
+        for c in &doc.conversations {
+            let calls = c.calls().count();
+            writeln!(
+                out,
+                "  conversation {} at `{}`: {}, {} messages, {calls} tool calls\n    why: {}",
+                c.index,
+                c.pointer,
+                c.dialect,
+                c.messages.len(),
+                c.detection
+            )?;
+        }
+        for p in &doc.problems {
+            writeln!(out, "  line {}:{}: {}", p.line, p.column, p.message)?;
+        }
+        for n in &doc.notes {
+            writeln!(out, "  note: {n}")?;
+        }
+    }
+    out.flush()?;
+    drop(out);
+    report_errors(&errors);
+    Ok(if errors.is_empty() {
+        Status::Clean
+    } else {
+        Status::Failure
+    })
+}

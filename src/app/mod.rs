@@ -1,0 +1,121 @@
+//! The command layer: turns arguments into library calls and writes their results. All
+//! analysis lives in the `toolmend` library.
+
+pub mod args;
+mod detect_cmd;
+mod inputs;
+mod lint_cmd;
+mod repair_cmd;
+mod write;
+
+use std::io::{IsTerminal, Write};
+
+use anyhow::{Result, anyhow};
+
+use args::{Cli, ColorChoice, Command, InputArgs, InputFormat, Profile};
+use toolmend::lint::LintOptions;
+use toolmend::read::{Format, ReadOptions};
+
+/// Exit statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Nothing to report.
+    Clean = 0,
+    /// Findings, or changes needed.
+    Findings = 1,
+    /// Usage or I/O failure.
+    Failure = 2,
+}
+
+/// Run a command.
+pub fn run(cli: Cli) -> Result<Status> {
+    match cli.command {
+        Command::Lint(a) => lint_cmd::run(a),
+        Command::Repair(a) => repair_cmd::run(a),
+        Command::Detect(a) => detect_cmd::run(a),
+        Command::Rules => rules(),
+    }
+}
+
+/// Is this error (anywhere in its chain) a closed pipe?
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Decide once whether a stream gets colour.
+pub fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Never => false,
+        ColorChoice::Always => true,
+        ColorChoice::Auto => {
+            is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Colour decision for standard output; also tells the `colored` crate.
+pub fn stdout_color(choice: ColorChoice) -> bool {
+    let on = use_color(choice, std::io::stdout().is_terminal());
+    colored::control::set_override(on);
+    on
+}
+
+/// Library options from the input arguments.
+pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
+    let dialect = match &a.dialect {
+        Some(name) => Some(toolmend::dialect::by_name(name).ok_or_else(|| {
+            anyhow!(
+                "unknown dialect `{name}` (expected one of: {})",
+                toolmend::dialect::names().join(", ")
+            )
+        })?),
+        None => None,
+    };
+    Ok(LintOptions {
+        read: ReadOptions {
+            dialect,
+            at: a.at.clone(),
+            max_line_bytes: a.max_line_bytes,
+            format: a.input_format.map(|f| match f {
+                InputFormat::Json => Format::Json,
+                InputFormat::Jsonl => Format::Lines,
+            }),
+        },
+        tail: a.tail,
+        deerflow: a.profile == Some(Profile::Deerflow),
+    })
+}
+
+/// Print errors collected along the way.
+pub fn report_errors(errors: &[anyhow::Error]) {
+    for e in errors {
+        eprintln!("toolmend: error: {e:#}");
+    }
+}
+
+fn rules() -> Result<Status> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{:<6} {:<28} {:<8} fix", "code", "name", "severity")?;
+    for r in toolmend::rules::Rule::ALL {
+        let fix = match r {
+            toolmend::rules::Rule::DanglingToolCall
+            | toolmend::rules::Rule::MisplacedToolResult => "safe",
+            toolmend::rules::Rule::InvalidJson | toolmend::rules::Rule::HitlDoubleExecutionRisk => {
+                "none"
+            }
+            _ => "unsafe",
+        };
+        writeln!(
+            out,
+            "{:<6} {:<28} {:<8} {fix:<7} {}",
+            r.code(),
+            r.name(),
+            format!("{:?}", r.severity()).to_lowercase(),
+            r.summary()
+        )?;
+    }
+    Ok(Status::Clean)
+}

@@ -1,0 +1,150 @@
+//! `toolmend repair`.
+
+use std::io::{BufWriter, Write};
+
+use anyhow::{Result, bail};
+
+use toolmend::lint;
+use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
+
+use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
+use super::{Status, inputs, lint_options, report_errors, stdout_color, write};
+
+pub fn run(a: RepairArgs) -> Result<Status> {
+    let lint_opts = lint_options(&a.input)?;
+    let options = RepairOptions {
+        placeholder: a
+            .placeholder
+            .clone()
+            .unwrap_or_else(|| SEED_PLACEHOLDER.into()),
+        mark_synthetic: a.mark_synthetic,
+        orphans: match a.orphans {
+            OrphanArg::Keep => OrphanPolicy::Keep,
+            OrphanArg::Drop => OrphanPolicy::Drop,
+            OrphanArg::Note => OrphanPolicy::Note,
+        },
+        duplicates: a.duplicates.map(|d| match d {
+            DuplicateArg::KeepFirst => DuplicatePolicy::KeepFirst,
+            DuplicateArg::KeepLast => DuplicatePolicy::KeepLast,
+        }),
+        reid: a.duplicate_ids.is_some(),
+        before_results: a.input.profile == Some(Profile::Deerflow),
+    };
+    let (inputs, mut errors) = inputs::expand(&a.input.paths);
+    let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
+    if (to_stdout || a.output.is_some()) && inputs.len() + errors.len() > 1 {
+        bail!("several inputs: use --in-place, --diff or --check (stdout and -o take one input)");
+    }
+    if a.in_place && inputs.iter().any(|i| i.path.is_none()) {
+        bail!("--in-place cannot rewrite standard input; use -o FILE or stdout");
+    }
+    let color = stdout_color(a.color);
+    let mut changed_any = false;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for input in &inputs {
+        let loaded = match inputs::load(input) {
+            Ok(l) => l,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let analysed = lint::analyse(&input.name, &loaded.bytes, &lint_opts);
+        let repaired = repair::document(&loaded.bytes, &analysed, &options);
+        changed_any |= repaired.changed;
+        if !a.quiet {
+            report(&input.name, &analysed, &repaired);
+        }
+        if to_stdout {
+            out.write_all(&repaired.output)?;
+        } else if let Some(path) = &a.output {
+            if let Err(e) = write::atomic_write(path, &repaired.output, None) {
+                errors.push(e);
+            }
+        } else if a.in_place {
+            if repaired.changed
+                && let Err(e) = write::in_place(
+                    input.path.as_deref().expect("checked above"),
+                    &loaded,
+                    &repaired.output,
+                    a.backup.as_deref(),
+                )
+            {
+                errors.push(e);
+            }
+        } else if a.diff && repaired.changed {
+            write_diff(
+                &input.name,
+                &loaded.bytes,
+                &repaired.output,
+                color,
+                &mut out,
+            )?;
+        }
+    }
+    out.flush()?;
+    drop(out);
+    report_errors(&errors);
+    Ok(if !errors.is_empty() {
+        Status::Failure
+    } else if (a.check || a.diff) && changed_any {
+        Status::Findings
+    } else {
+        Status::Clean
+    })
+}
+
+fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired) {
+    let total: usize =
+        analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
+    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum();
+    if total == 0 {
+        eprintln!("{name}: clean; left untouched");
+        return;
+    }
+    if repaired.placeholders > 0 {
+        eprintln!(
+            "{name}: Injecting {} placeholder tool result(s) for dangling tool calls",
+            repaired.placeholders
+        );
+    }
+    let other = fixed - repaired.placeholders.min(fixed);
+    if other > 0 {
+        eprintln!("{name}: fixed {other} other finding(s)");
+    }
+    if total > fixed {
+        eprintln!(
+            "{name}: {} finding(s) left as they are (no fix, or an unsafe fix not asked for; see `toolmend lint`)",
+            total - fixed
+        );
+    }
+}
+
+fn write_diff(name: &str, old: &[u8], new: &[u8], color: bool, out: &mut dyn Write) -> Result<()> {
+    use colored::Colorize;
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string();
+    for line in text.split_inclusive('\n') {
+        let painted = if !color {
+            line.to_string()
+        } else if line.starts_with("+++") || line.starts_with("---") {
+            line.bold().to_string()
+        } else if line.starts_with('+') {
+            line.green().to_string()
+        } else if line.starts_with('-') {
+            line.red().to_string()
+        } else if line.starts_with("@@") {
+            line.cyan().to_string()
+        } else {
+            line.to_string()
+        };
+        out.write_all(painted.as_bytes())?;
+    }
+    Ok(())
+}

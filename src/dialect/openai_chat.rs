@@ -1,0 +1,178 @@
+//! OpenAI Chat Completions: assistant `tool_calls[].id`, answered by `role:"tool"` messages
+//! carrying `tool_call_id`, in the contiguous run right after the assistant message.
+
+use crate::analysis::{CallAt, Defect, Window};
+use crate::json::{J, Kind, NodeId, Tree};
+use crate::model::{Call, Message, Role, ToolResult};
+use crate::repair::RepairCx;
+
+use super::{Dialect, ReadCx};
+
+/// The OpenAI Chat Completions dialect (also Mistral, Groq, DeepSeek, Ollama and most
+/// OpenAI-compatible servers).
+pub struct OpenAiChat;
+
+/// The role of an OpenAI-style message.
+pub(crate) fn role_of(name: &str) -> Role {
+    match name {
+        "assistant" | "ai" | "model" => Role::Assistant,
+        "tool" => Role::Tool,
+        "user" | "human" => Role::User,
+        "system" | "developer" => Role::System,
+        _ => Role::Other,
+    }
+}
+
+impl Dialect for OpenAiChat {
+    fn name(&self) -> &'static str {
+        "openai-chat"
+    }
+
+    fn window(&self) -> Window {
+        Window::ToolRun
+    }
+
+    fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
+        tree.get(node, "role")?;
+        if tree.get(node, "tool_calls").is_some() {
+            Some("a message with `role` and `tool_calls`")
+        } else if tree.get(node, "tool_call_id").is_some() {
+            Some("a message with `role` and `tool_call_id`")
+        } else {
+            None
+        }
+    }
+
+    fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
+        if tree.kind(node) != Kind::Object {
+            return None;
+        }
+        let role = tree
+            .get_str(node, "role")
+            .map_or(Role::Other, |r| role_of(&r));
+        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        if let Some(calls) = tree.get(node, "tool_calls") {
+            for (i, c) in tree.children(calls).enumerate() {
+                msg.calls.push(read_call(tree, c, cx, i));
+            }
+        }
+        if role == Role::Tool {
+            let id = tree.get(node, "tool_call_id");
+            msg.results.push(ToolResult {
+                id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
+                name: tree.get_str(node, "name").map(|s| s.into_owned()),
+                pos: msg.pos.clone(),
+                id_span: id.map(|v| cx.span(tree, v)),
+                span: msg.span,
+                leading: true,
+                whole_message: true,
+            });
+        }
+        Some(msg)
+    }
+
+    fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
+        let c = &call.call;
+        let sample = cx.sample_result().and_then(|m| cx.reparse(m));
+        let order: Vec<String> = match &sample {
+            Some(t) => t.members(t.root()).map(|(k, _)| k.into_owned()).collect(),
+            None => vec!["role".into(), "tool_call_id".into(), "content".into()],
+        };
+        let mut fields: Vec<(String, J)> = Vec::new();
+        for key in &order {
+            let value = match key.as_str() {
+                "role" => J::str("tool"),
+                "tool_call_id" => cx.id_token(c),
+                "content" => J::str(cx.text(c)),
+                "name" => cx.name_value(c),
+                "tool_name" => cx.name_value(c),
+                _ => continue,
+            };
+            fields.push((key.clone(), value));
+        }
+        for (key, value) in [
+            ("role", J::str("tool")),
+            ("tool_call_id", cx.id_token(c)),
+            ("content", J::str(cx.text(c))),
+        ] {
+            if !fields.iter().any(|(k, _)| k == key) {
+                fields.push((key.into(), value));
+            }
+        }
+        Some(J::Obj(fields))
+    }
+
+    fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
+        orphan_note(cx, msg, "role", "user")
+    }
+
+    fn provider_error(&self, defect: &Defect) -> Option<String> {
+        Some(match defect {
+            Defect::Dangling { call, .. } => format!(
+                "OpenAI would reject this: \"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}\"",
+                call.call.id.as_deref().unwrap_or("")
+            ),
+            Defect::Orphan { .. } => "OpenAI would reject this: \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.\"".into(),
+            Defect::DuplicateResult { result, .. } => format!(
+                "OpenAI would reject this: \"Invalid parameter: Duplicate value for 'tool_call_id' of '{}'\"",
+                result.result.id.as_deref().unwrap_or("")
+            ),
+            Defect::Misplaced { .. } => "OpenAI would reject this: the result is not in the run of tool messages right after the assistant message, so the call counts as unanswered".into(),
+            _ => return None,
+        })
+    }
+}
+
+fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
+    let id = tree.get(c, "id");
+    let kind = tree
+        .get_str(c, "type")
+        .map_or("function".into(), |s| s.into_owned());
+    let name = tree
+        .path(c, &["function", "name"])
+        .or_else(|| tree.path(c, &["custom", "name"]))
+        .or_else(|| tree.get(c, "name"))
+        .and_then(|n| tree.str(n))
+        .map(|s| s.into_owned());
+    Call {
+        id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
+        name,
+        pos: cx.pos(tree, c, &format!("/tool_calls/{i}")),
+        id_span: id
+            .filter(|&v| tree.kind(v) == Kind::String)
+            .map(|v| cx.span(tree, v)),
+        kind,
+        server: false,
+    }
+}
+
+/// Turn an orphan result message into a plain note that keeps its content: `{role_key:
+/// note_role, "content": "Tool result for unknown call <id>: <content>"}`.
+pub(crate) fn orphan_note(
+    cx: &RepairCx<'_>,
+    msg: &Message,
+    role_key: &str,
+    note_role: &str,
+) -> Option<J> {
+    let tree = cx.reparse(msg)?;
+    let root = tree.root();
+    let inner = tree
+        .get(root, "data")
+        .or_else(|| tree.get(root, "kwargs"))
+        .unwrap_or(root);
+    let content = tree.get(inner, "content")?;
+    let id = msg.results.first()?.id.clone().unwrap_or_default();
+    let text = match tree.kind(content) {
+        Kind::String => tree.str(content)?.into_owned(),
+        _ => tree.raw_str(content).into_owned(),
+    };
+    Some(J::obj([
+        (role_key, J::str(note_role)),
+        (
+            "content",
+            J::str(format!(
+                "[toolmend: tool result for unknown call {id}] {text}"
+            )),
+        ),
+    ]))
+}

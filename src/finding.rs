@@ -1,0 +1,70 @@
+//! A finding is data: rule, place, what is wrong, and whether a fix exists.
+
+use serde::Serialize;
+
+use crate::rules::{Applicability, Rule, Severity};
+
+/// A fix offered for a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// Safe (applied by default by `repair`) or unsafe (needs a policy flag).
+    pub applicability: Applicability,
+    /// What the fix does.
+    pub description: String,
+}
+
+/// One finding, with the keys of the JSON output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Rule code, e.g. `TM001`.
+    pub code: &'static str,
+    /// Rule name, e.g. `dangling-tool-call`.
+    pub name: &'static str,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// The file (`-` for standard input).
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (characters).
+    pub column: usize,
+    /// JSON Pointer of the message or block (relative to its line in JSON Lines).
+    pub pointer: String,
+    /// Index of the conversation in the file.
+    pub conversation: Option<usize>,
+    /// Index of the message in the conversation.
+    pub message_index: Option<usize>,
+    /// The tool's name, when known.
+    pub tool_name: Option<String>,
+    /// The call id, when known.
+    pub call_id: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// The fix, if there is one.
+    pub fix: Option<Fix>,
+    /// The rule (not serialised: `code` and `name` say it).
+    #[serde(skip)]
+    pub rule: Rule,
+}
+
+impl Finding {
+    /// A finding of `rule` with the rule's code, name and severity filled in.
+    pub fn new(rule: Rule, path: &str, message: String) -> Finding {
+        Finding {
+            code: rule.code(),
+            name: rule.name(),
+            severity: rule.severity(),
+            path: path.to_string(),
+            line: 0,
+            column: 0,
+            pointer: String::new(),
+            conversation: None,
+            message_index: None,
+            tool_name: None,
+            call_id: None,
+            message,
+            fix: None,
+            rule,
+        }
+    }
+}

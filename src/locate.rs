@@ -1,0 +1,224 @@
+//! Finding the message lists (conversations) inside a JSON value: known envelopes, records of
+//! trajectories, or an explicit `--at` pointer with `*` wildcards.
+
+use crate::json::{Kind, NodeId, Tree};
+use crate::model::pointer_token;
+
+/// A message list found in a value, or a set of message objects gathered by `--at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// JSON Pointer of the list (or of the first gathered message).
+    pub pointer: String,
+    /// The array holding the messages, or `None` when `messages` were gathered one by one.
+    pub array: Option<NodeId>,
+    /// Gathered message objects and their pointers (when `array` is `None`).
+    pub messages: Vec<(NodeId, String)>,
+    /// How it was found.
+    pub how: String,
+}
+
+/// Keys under which an object keeps its message list, tried in order.
+const LIST_KEYS: &[&str] = &[
+    "messages",
+    "input",
+    "contents",
+    "history",
+    "chat_history",
+    "conversation",
+    "traj",
+    "trajectory",
+    "items",
+];
+
+/// Keys of wrapper objects whose inside is searched again (LangGraph thread exports, batch
+/// request lines).
+const WRAPPER_KEYS: &[&str] = &["values", "body", "params", "request", "state", "data"];
+
+/// Does `node` look like one message (or Responses item, or Gemini content)?
+pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
+    if tree.kind(node) != Kind::Object {
+        return false;
+    }
+    tree.get(node, "role").is_some()
+        || tree.get(node, "parts").is_some()
+        || tree.get(node, "lc").is_some()
+        || (tree.get(node, "type").is_some()
+            && (tree.get(node, "content").is_some()
+                || tree.get(node, "data").is_some()
+                || tree.get(node, "call_id").is_some()
+                || tree.get(node, "summary").is_some()))
+}
+
+fn is_message_list(tree: &Tree<'_>, node: NodeId) -> bool {
+    tree.kind(node) == Kind::Array
+        && (tree.is_empty(node) || tree.children(node).any(|c| looks_like_message(tree, c)))
+}
+
+/// The message list held by an object through its known keys and wrappers.
+fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Option<Found> {
+    if tree.kind(node) != Kind::Object || depth > 3 {
+        return None;
+    }
+    for key in LIST_KEYS {
+        if let Some(list) = tree.get(node, key)
+            && is_message_list(tree, list)
+        {
+            return Some(Found {
+                pointer: format!("{pointer}/{key}"),
+                array: Some(list),
+                messages: Vec::new(),
+                how: format!("the `{key}` list"),
+            });
+        }
+    }
+    for key in WRAPPER_KEYS {
+        if let Some(inner) = tree.get(node, key)
+            && let Some(mut found) = envelope(tree, inner, &format!("{pointer}/{key}"), depth + 1)
+        {
+            found.how = format!("{} inside `{key}`", found.how);
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Is `node` (a whole line of JSON Lines) a conversation rather than a single message?
+pub fn is_conversation(tree: &Tree<'_>, node: NodeId) -> bool {
+    match tree.kind(node) {
+        Kind::Array => true,
+        Kind::Object => !looks_like_message(tree, node) && envelope(tree, node, "", 0).is_some(),
+        _ => false,
+    }
+}
+
+/// Find the conversations in a value automatically.
+pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
+    match tree.kind(root) {
+        Kind::Array => {
+            if is_message_list(tree, root) {
+                return vec![Found {
+                    pointer: String::new(),
+                    array: Some(root),
+                    messages: Vec::new(),
+                    how: "a top-level array of messages".into(),
+                }];
+            }
+            let records: Vec<Found> = tree
+                .children(root)
+                .enumerate()
+                .filter_map(|(i, rec)| {
+                    envelope(tree, rec, &format!("/{i}"), 0).map(|mut f| {
+                        f.how = format!("{} of record {i}", f.how);
+                        f
+                    })
+                })
+                .collect();
+            records
+        }
+        Kind::Object => envelope(tree, root, "", 0)
+            .map(|f| vec![f])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Find the conversations at `--at POINTER` (`*` matches every array element or member).
+/// Arrays found are message lists; objects found are gathered, in order, into one list.
+pub fn at(tree: &Tree<'_>, root: NodeId, pattern: &str) -> Result<Vec<Found>, String> {
+    if !pattern.is_empty() && !pattern.starts_with('/') {
+        return Err(format!(
+            "--at `{pattern}` is not a JSON Pointer (it must start with `/`)"
+        ));
+    }
+    let tokens: Vec<String> = pattern
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let mut hits = vec![(root, String::new())];
+    for tok in &tokens {
+        let mut next = Vec::new();
+        for (node, ptr) in hits {
+            match tree.kind(node) {
+                Kind::Array if tok == "*" => next.extend(
+                    tree.children(node)
+                        .enumerate()
+                        .map(|(i, c)| (c, format!("{ptr}/{i}"))),
+                ),
+                Kind::Array => {
+                    if let Some(c) = tok.parse().ok().and_then(|i| tree.index(node, i)) {
+                        next.push((c, format!("{ptr}/{tok}")));
+                    }
+                }
+                Kind::Object if tok == "*" => next.extend(
+                    tree.members(node)
+                        .map(|(k, c)| (c, format!("{ptr}/{}", pointer_token(&k)))),
+                ),
+                Kind::Object => {
+                    if let Some(c) = tree.get(node, tok) {
+                        next.push((c, format!("{ptr}/{}", pointer_token(tok))));
+                    }
+                }
+                _ => {}
+            }
+        }
+        hits = next;
+    }
+    if hits.is_empty() {
+        return Err(format!("--at `{pattern}` matches nothing"));
+    }
+    let (arrays, objects): (Vec<_>, Vec<_>) = hits
+        .into_iter()
+        .partition(|(n, _)| tree.kind(*n) == Kind::Array);
+    let mut found: Vec<Found> = arrays
+        .into_iter()
+        .map(|(n, p)| Found {
+            pointer: p,
+            array: Some(n),
+            messages: Vec::new(),
+            how: format!("--at {pattern}"),
+        })
+        .collect();
+    if !objects.is_empty() {
+        found.push(Found {
+            pointer: objects[0].1.clone(),
+            array: None,
+            messages: objects.clone(),
+            how: format!("{} messages gathered by --at {pattern}", objects.len()),
+        });
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    #[test]
+    fn envelopes() {
+        let t = parse(br#"{"values": {"messages": [{"type": "ai", "content": ""}]}}"#).unwrap();
+        let f = auto(&t, 0);
+        assert_eq!(f[0].pointer, "/values/messages");
+        let t =
+            parse(br#"[{"task_id": 1, "traj": [{"role": "user", "content": "x"}]}, {"traj": []}]"#)
+                .unwrap();
+        let f = auto(&t, 0);
+        assert_eq!(
+            f.iter().map(|f| f.pointer.as_str()).collect::<Vec<_>>(),
+            ["/0/traj", "/1/traj"]
+        );
+        let t = parse(br#"{"custom_id": "a", "body": {"model": "m", "messages": []}}"#).unwrap();
+        assert_eq!(auto(&t, 0)[0].pointer, "/body/messages");
+    }
+
+    #[test]
+    fn at_pointer_with_wildcards() {
+        let t = parse(br#"{"turns": [{"output": {"type": "ai", "content": ""}}, {"output": {"type": "ai", "content": ""}}]}"#).unwrap();
+        let f = at(&t, 0, "/turns/*/output").unwrap();
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].messages.len(), 2);
+        assert!(at(&t, 0, "/nope").is_err());
+        assert!(at(&t, 0, "turns").is_err());
+    }
+}

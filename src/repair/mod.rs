@@ -1,0 +1,312 @@
+//! Repair: turn defects into edits over byte spans of the original document.
+//!
+//! Safe fixes (placeholders for dangling calls, moving results into their window) are applied
+//! by default; unsafe ones (dropping or converting orphans, resolving duplicates, re-id) only
+//! when a policy asks. Every byte outside the edits is kept.
+
+mod cx;
+mod edit;
+
+use std::collections::BTreeMap;
+
+use crate::analysis::{CallAt, Defect};
+use crate::dialect::Dialect;
+use crate::lint::{Analysed, dialect_of};
+use crate::model::{Conversation, Message, Role};
+
+pub use cx::RepairCx;
+pub use edit::{Edit, EditSet};
+
+/// The seed's placeholder text.
+pub const SEED_PLACEHOLDER: &str = "[Tool call was interrupted and did not return a result.]";
+
+/// What to do with orphan results (TM002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OrphanPolicy {
+    /// Leave them (default).
+    #[default]
+    Keep,
+    /// Delete them (unsafe).
+    Drop,
+    /// Turn them into a plain note that keeps their content (unsafe).
+    Note,
+}
+
+/// Which of several results for one call to keep (TM004).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DuplicatePolicy {
+    /// Keep the first result, drop the later ones.
+    KeepFirst,
+    /// Keep the last result, in the place of the first.
+    KeepLast,
+}
+
+/// Options of a repair.
+#[derive(Debug, Clone)]
+pub struct RepairOptions {
+    /// Placeholder text template (`{id}`, `{name}`).
+    pub placeholder: String,
+    /// Add a synthetic marker field where the dialect allows extra fields.
+    pub mark_synthetic: bool,
+    /// Orphan policy.
+    pub orphans: OrphanPolicy,
+    /// Duplicate-result policy (`None`: leave duplicates).
+    pub duplicates: Option<DuplicatePolicy>,
+    /// Give a later duplicate call id (TM005) a new deterministic id, with its result.
+    pub reid: bool,
+    /// Seed compatibility: placeholders right after the calling message, before its results.
+    pub before_results: bool,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions {
+            placeholder: SEED_PLACEHOLDER.to_string(),
+            mark_synthetic: false,
+            orphans: OrphanPolicy::Keep,
+            duplicates: None,
+            reid: false,
+            before_results: false,
+        }
+    }
+}
+
+/// What the repair of one conversation fixed.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Indices (into the defect list) of the defects fixed.
+    pub fixed: Vec<usize>,
+    /// Number of placeholder results inserted.
+    pub placeholders: usize,
+}
+
+/// A repaired document.
+#[derive(Debug)]
+pub struct Repaired {
+    /// The new bytes (equal to the input when nothing changed).
+    pub output: Vec<u8>,
+    /// Placeholders inserted.
+    pub placeholders: usize,
+    /// Defects fixed, per conversation (indices into each defect list).
+    pub fixed: Vec<Vec<usize>>,
+    /// Whether anything changed.
+    pub changed: bool,
+}
+
+/// Repair every conversation of an analysed document.
+pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
+    let mut edits = EditSet::default();
+    let mut placeholders = 0;
+    let mut fixed = Vec::new();
+    for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
+        let p = plan(src, conv, dialect_of(conv), defects, options, &mut edits);
+        placeholders += p.placeholders;
+        fixed.push(p.fixed);
+    }
+    let changed = !edits.is_empty();
+    let output = if changed {
+        edits.apply(src)
+    } else {
+        src.to_vec()
+    };
+    Repaired {
+        output,
+        placeholders,
+        fixed,
+        changed,
+    }
+}
+
+/// The last message of `owner`'s answer window: its continuations and the results right after.
+pub fn window_end(conv: &Conversation, owner: usize) -> usize {
+    let mut end = owner;
+    for m in &conv.messages[owner + 1..] {
+        if m.continuation || m.role == Role::Tool {
+            end = m.index;
+        } else {
+            break;
+        }
+    }
+    end
+}
+
+/// Plan the repair of one conversation.
+pub fn plan(
+    src: &[u8],
+    conv: &Conversation,
+    dialect: &dyn Dialect,
+    defects: &[Defect],
+    options: &RepairOptions,
+    edits: &mut EditSet,
+) -> Plan {
+    let mut plan = Plan::default();
+    if conv.container == crate::model::Container::Scattered || conv.messages.is_empty() {
+        return plan;
+    }
+    let cx_for = |owner: usize| -> RepairCx<'_> {
+        let anchor_ix = if options.before_results {
+            owner
+        } else {
+            window_end(conv, owner)
+        };
+        RepairCx {
+            src,
+            conv,
+            owner: &conv.messages[owner],
+            anchor: &conv.messages[anchor_ix],
+            next: conv.messages.get(anchor_ix + 1),
+            options,
+        }
+    };
+
+    // Safe: moves into the window first (they go right after the existing results), then
+    // placeholders, grouped per calling message in call order.
+    for (i, d) in defects.iter().enumerate() {
+        let (call, result) = match d {
+            Defect::Misplaced { call, result } => (call, result),
+            Defect::Orphan {
+                result,
+                later_call: Some(call),
+            } => (call, result),
+            _ => continue,
+        };
+        let msg = &conv.messages[result.message];
+        if !result.result.whole_message || !msg.calls.is_empty() {
+            continue;
+        }
+        let cx = cx_for(call.message);
+        let group = vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)];
+        if cx.anchor.index != msg.index && edits.try_add(group) {
+            plan.fixed.push(i);
+        }
+    }
+
+    let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
+    for (i, d) in defects.iter().enumerate() {
+        if let Defect::Dangling { call, .. } = d {
+            dangling.entry(call.message).or_default().push((i, call));
+        }
+    }
+    for (owner, mut calls) in dangling {
+        calls.sort_by_key(|(_, c)| (c.holder, c.slot));
+        let cx = cx_for(owner);
+        let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
+        if let Some(group) = dialect.insert_results(&cx, &just_calls)
+            && edits.try_add(group)
+        {
+            plan.placeholders += calls.len();
+            plan.fixed.extend(calls.iter().map(|(i, _)| *i));
+        }
+    }
+
+    // Unsafe, by policy.
+    for (i, d) in defects.iter().enumerate() {
+        let group = match d {
+            Defect::Orphan {
+                result,
+                later_call: None,
+            } => orphan_fix(src, conv, dialect, result.message, result, options),
+            Defect::DuplicateResult { first, result, .. } => {
+                duplicate_fix(src, conv, options, first.message, result.message)
+            }
+            Defect::DuplicateCallId { call, .. } if options.reid => reid_fix(conv, call),
+            _ => None,
+        };
+        if let Some(group) = group
+            && edits.try_add(group)
+        {
+            plan.fixed.push(i);
+        }
+    }
+    plan.fixed.sort_unstable();
+    plan
+}
+
+fn plain_cx<'a>(
+    src: &'a [u8],
+    conv: &'a Conversation,
+    at: usize,
+    options: &'a RepairOptions,
+) -> RepairCx<'a> {
+    RepairCx {
+        src,
+        conv,
+        owner: &conv.messages[at],
+        anchor: &conv.messages[at],
+        next: conv.messages.get(at + 1),
+        options,
+    }
+}
+
+fn orphan_fix(
+    src: &[u8],
+    conv: &Conversation,
+    dialect: &dyn Dialect,
+    at: usize,
+    result: &crate::analysis::ResultAt,
+    options: &RepairOptions,
+) -> Option<Vec<Edit>> {
+    let msg = &conv.messages[at];
+    if !result.result.whole_message {
+        return None;
+    }
+    let cx = plain_cx(src, conv, at, options);
+    match options.orphans {
+        OrphanPolicy::Keep => None,
+        OrphanPolicy::Drop => Some(vec![cx.delete(msg)]),
+        OrphanPolicy::Note => dialect.note(&cx, msg).map(|j| vec![cx.replace(msg, &j)]),
+    }
+}
+
+fn duplicate_fix(
+    src: &[u8],
+    conv: &Conversation,
+    options: &RepairOptions,
+    first: usize,
+    extra: usize,
+) -> Option<Vec<Edit>> {
+    let (first_msg, extra_msg) = (&conv.messages[first], &conv.messages[extra]);
+    let whole =
+        |m: &Message| m.calls.is_empty() && m.results.len() == 1 && m.results[0].whole_message;
+    if !whole(first_msg) || !whole(extra_msg) {
+        return None;
+    }
+    let cx = plain_cx(src, conv, extra, options);
+    match options.duplicates? {
+        DuplicatePolicy::KeepFirst => Some(vec![cx.delete(extra_msg)]),
+        DuplicatePolicy::KeepLast => Some(vec![
+            Edit::replace(
+                first_msg.span.start,
+                first_msg.span.end,
+                cx.bytes(extra_msg).to_vec(),
+            ),
+            cx.delete(extra_msg),
+        ]),
+    }
+}
+
+/// Re-id the later of two calls sharing an id in one message, and the result that answers it
+/// (the result of that id in the window whose rank matches the call's rank).
+fn reid_fix(conv: &Conversation, call: &CallAt) -> Option<Vec<Edit>> {
+    let id = call.call.id.as_deref()?;
+    let id_span = call.call.id_span?;
+    let holder = &conv.messages[call.holder];
+    let rank = holder.calls[..call.slot]
+        .iter()
+        .filter(|c| c.id.as_deref() == Some(id))
+        .count();
+    let new_id = format!("{id}_{}", call.slot + 1);
+    let token = crate::json::J::str(new_id.clone()).render(&crate::json::Style::default());
+    let mut edits = vec![Edit::replace(id_span.start, id_span.end, token.clone())];
+    let end = window_end(conv, call.message);
+    let result = conv.messages
+        [call.message..=end.max(call.message + 1).min(conv.messages.len() - 1)]
+        .iter()
+        .flat_map(|m| m.results.iter())
+        .filter(|r| r.id.as_deref() == Some(id))
+        .nth(rank);
+    if let Some(span) = result.and_then(|r| r.id_span) {
+        edits.push(Edit::replace(span.start, span.end, token));
+    }
+    Some(edits)
+}
