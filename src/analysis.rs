@@ -16,8 +16,11 @@ pub enum Window {
     ToolRun,
     /// In the very next message, among its leading results (Anthropic, Gemini, Bedrock).
     NextMessage,
-    /// Anywhere after the call, before the next model message (Claude Code, Responses).
+    /// Anywhere after the call, before the next model message (Claude Code).
     BeforeNextAssistant,
+    /// Anywhere after the call while only calls, results and other items (reasoning) follow;
+    /// a user, system or plain model message closes it (Responses input items).
+    CallRun,
 }
 
 /// A call with the index of the model message that made it.
@@ -157,10 +160,8 @@ pub struct Walker {
     closed: HashMap<String, (CallAt, ResultAt)>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: HashMap<String, VecDeque<ResultAt>>,
-    /// The model message whose answer window is open (ToolRun / BeforeNextAssistant).
-    owner: Option<usize>,
-    /// Index of the previous message and whether it was a model message (NextMessage).
-    previous: Option<usize>,
+    /// The model messages whose answer windows are open.
+    owners: Vec<usize>,
     defects: Vec<Defect>,
     calls_checked: usize,
 }
@@ -174,8 +175,7 @@ impl Walker {
             open: HashMap::new(),
             closed: HashMap::new(),
             pending: HashMap::new(),
-            owner: None,
-            previous: None,
+            owners: Vec::new(),
             defects: Vec::new(),
             calls_checked: 0,
         }
@@ -183,20 +183,36 @@ impl Walker {
 
     fn in_window(&self, owner: usize, at: usize, result: &ToolResult) -> bool {
         match self.window {
-            Window::ToolRun | Window::BeforeNextAssistant => self.owner == Some(owner),
             Window::NextMessage => owner + 1 == at && result.leading,
+            _ => self.owners.contains(&owner),
+        }
+    }
+
+    /// Does `msg` close the open answer windows?
+    fn closes_windows(&self, msg: &Message) -> bool {
+        if msg.continuation {
+            return false;
+        }
+        match self.window {
+            Window::ToolRun | Window::NextMessage => msg.role != Role::Tool,
+            Window::BeforeNextAssistant => msg.role == Role::Assistant,
+            Window::CallRun => match msg.role {
+                Role::User | Role::System => true,
+                Role::Assistant => msg.calls.is_empty(),
+                Role::Tool | Role::Other => false,
+            },
         }
     }
 
     /// Feed the next message.
     pub fn push(&mut self, msg: &Message) {
-        let group_owner = if msg.continuation { self.owner } else { None };
-        match self.window {
-            Window::ToolRun if msg.role != Role::Tool && !msg.continuation => self.owner = None,
-            Window::BeforeNextAssistant if msg.role == Role::Assistant && !msg.continuation => {
-                self.owner = None
-            }
-            _ => {}
+        let group_owner = if msg.continuation {
+            self.owners.last().copied()
+        } else {
+            None
+        };
+        if self.closes_windows(msg) {
+            self.owners.clear();
         }
         for (slot, result) in msg.results.iter().enumerate() {
             self.result(msg.index, slot, result);
@@ -259,9 +275,8 @@ impl Walker {
         }
         let model_message = msg.role == Role::Assistant || !msg.calls.is_empty();
         if model_message && !msg.continuation {
-            self.owner = Some(msg.index);
+            self.owners.push(msg.index);
         }
-        self.previous = Some(msg.index);
     }
 
     fn result(&mut self, at: usize, slot: usize, result: &ToolResult) {
@@ -528,6 +543,12 @@ mod tests {
             codes("A:c1 A U:c1", Window::BeforeNextAssistant),
             ["misplaced c1@2"]
         );
+    }
+
+    #[test]
+    fn call_run_window() {
+        assert!(codes("U A:c1 A:c2 T:c2 T:c1 A", Window::CallRun).is_empty());
+        assert_eq!(codes("A:c1 U T:c1", Window::CallRun), ["misplaced c1@2"]);
     }
 
     #[test]

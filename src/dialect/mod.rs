@@ -27,6 +27,14 @@ pub trait Dialect: Sync {
     /// it is not a message (it is then passed through untouched).
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message>;
 
+    /// Which thread of a JSON Lines file a message line belongs to: lines of different threads
+    /// are analysed as separate conversations (e.g. Claude Code sidechains). `None` is the
+    /// main thread.
+    fn thread(&self, tree: &Tree<'_>, node: NodeId) -> Option<String> {
+        let _ = (tree, node);
+        None
+    }
+
     /// The placeholder result message for one dangling call (message-level dialects).
     fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
         let _ = (cx, call);

@@ -9,7 +9,7 @@ mod edit;
 
 use std::collections::BTreeMap;
 
-use crate::analysis::{CallAt, Defect};
+use crate::analysis::{CallAt, Defect, Window};
 use crate::dialect::Dialect;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
@@ -117,15 +117,23 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
     }
 }
 
-/// The last message of `owner`'s answer window: its continuations and the results right after.
-pub fn window_end(conv: &Conversation, owner: usize) -> usize {
+/// The last message of `owner`'s answer window: its continuations and the results right after
+/// (for [`Window::CallRun`], also the sibling calls and other items of the same run).
+pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     let mut end = owner;
     for m in &conv.messages[owner + 1..] {
-        if m.continuation || m.role == Role::Tool {
-            end = m.index;
-        } else {
+        let inside = m.continuation
+            || m.role == Role::Tool
+            || (window == Window::CallRun
+                && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
+        if !inside {
             break;
         }
+        end = m.index;
+    }
+    // Trailing items that are not results (reasoning before the next turn) stay after.
+    while end > owner && conv.messages[end].role != Role::Tool && !conv.messages[end].continuation {
+        end -= 1;
     }
     end
 }
@@ -147,7 +155,7 @@ pub fn plan(
         let anchor_ix = if options.before_results {
             owner
         } else {
-            window_end(conv, owner)
+            window_end(conv, owner, dialect.window())
         };
         RepairCx {
             src,
@@ -209,7 +217,9 @@ pub fn plan(
             Defect::DuplicateResult { first, result, .. } => {
                 duplicate_fix(src, conv, options, first.message, result.message)
             }
-            Defect::DuplicateCallId { call, .. } if options.reid => reid_fix(conv, call),
+            Defect::DuplicateCallId { call, .. } if options.reid => {
+                reid_fix(conv, call, dialect.window())
+            }
             _ => None,
         };
         if let Some(group) = group
@@ -287,7 +297,7 @@ fn duplicate_fix(
 
 /// Re-id the later of two calls sharing an id in one message, and the result that answers it
 /// (the result of that id in the window whose rank matches the call's rank).
-fn reid_fix(conv: &Conversation, call: &CallAt) -> Option<Vec<Edit>> {
+fn reid_fix(conv: &Conversation, call: &CallAt, window: Window) -> Option<Vec<Edit>> {
     let id = call.call.id.as_deref()?;
     let id_span = call.call.id_span?;
     let holder = &conv.messages[call.holder];
@@ -298,7 +308,7 @@ fn reid_fix(conv: &Conversation, call: &CallAt) -> Option<Vec<Edit>> {
     let new_id = format!("{id}_{}", call.slot + 1);
     let token = crate::json::J::str(new_id.clone()).render(&crate::json::Style::default());
     let mut edits = vec![Edit::replace(id_span.start, id_span.end, token.clone())];
-    let end = window_end(conv, call.message);
+    let end = window_end(conv, call.message, window);
     let result = conv.messages
         [call.message..=end.max(call.message + 1).min(conv.messages.len() - 1)]
         .iter()
