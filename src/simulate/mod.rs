@@ -14,9 +14,14 @@
 //! [`Report::has_non_idempotent_double_execution`]. Lint rule TM008 uses
 //! [`double_execution_risk`].
 
+mod engine;
 mod scenario;
 mod strategy;
 
+pub use engine::{
+    CallOutcome, CallPass, InterruptKind, InterruptMark, InterruptOutcome, InterruptSite, Outcome,
+    Pass, Pause, SkipReason, Step, pass_cap, simulate, simulate_capped,
+};
 pub use scenario::{
     Batch, BatchCall, Class, DEFAULT_INTERRUPTING, Mode, ModeError, Scenario, ScenarioError,
     SetOptions, ToolSets, parse_scenario,
