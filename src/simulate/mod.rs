@@ -15,6 +15,7 @@
 //! [`double_execution_risk`].
 
 mod engine;
+mod report;
 mod scenario;
 mod strategy;
 
@@ -22,6 +23,7 @@ pub use engine::{
     CallOutcome, CallPass, InterruptKind, InterruptMark, InterruptOutcome, InterruptSite, Outcome,
     Pass, Pause, SkipReason, Step, pass_cap, simulate, simulate_capped,
 };
+pub use report::{BatchReport, DoubleExecution, Report};
 pub use scenario::{
     Batch, BatchCall, Class, DEFAULT_INTERRUPTING, Mode, ModeError, Scenario, ScenarioError,
     SetOptions, ToolSets, parse_scenario,
