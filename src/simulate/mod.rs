@@ -16,6 +16,7 @@
 
 mod engine;
 mod report;
+mod risk;
 mod scenario;
 mod strategy;
 
@@ -24,6 +25,7 @@ pub use engine::{
     Pass, Pause, SkipReason, Step, pass_cap, simulate, simulate_capped,
 };
 pub use report::{BatchReport, DoubleExecution, Report};
+pub use risk::{Risk, double_execution_risk};
 pub use scenario::{
     Batch, BatchCall, Class, DEFAULT_INTERRUPTING, Mode, ModeError, Scenario, ScenarioError,
     SetOptions, ToolSets, parse_scenario,
