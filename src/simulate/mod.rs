@@ -15,6 +15,8 @@
 //! [`double_execution_risk`].
 
 mod engine;
+mod render_mermaid;
+mod render_table;
 mod report;
 mod risk;
 mod scenario;
@@ -24,6 +26,8 @@ pub use engine::{
     CallOutcome, CallPass, InterruptKind, InterruptMark, InterruptOutcome, InterruptSite, Outcome,
     Pass, Pause, SkipReason, Step, pass_cap, simulate, simulate_capped,
 };
+pub use render_mermaid::{render_mermaid, sequence_diagram};
+pub use render_table::{render_batch_table, render_table, sanitize};
 pub use report::{BatchReport, DoubleExecution, Report};
 pub use risk::{Risk, double_execution_risk};
 pub use scenario::{
