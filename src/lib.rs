@@ -1,4 +1,10 @@
-//! toolmend: find and repair broken tool-call pairing in stored LLM conversation logs.
+//! toolmend: find and repair broken tool-call pairing in stored LLM conversation logs, and
+//! simulate how a human-in-the-loop interrupt in a parallel tool batch re-executes siblings.
+//!
+//! The pipeline: [`read`] a document into the neutral [`model`] (one [`dialect`] per log
+//! format), walk it ([`analysis`]), describe defects as findings ([`lint`], [`finding`]),
+//! turn them into byte edits ([`repair`]) and render them ([`render`]). [`simulate`] stands
+//! alone.
 
 pub mod analysis;
 pub mod dialect;
@@ -11,3 +17,4 @@ pub mod read;
 pub mod render;
 pub mod repair;
 pub mod rules;
+pub mod simulate;

@@ -1,0 +1,339 @@
+//! Mermaid `sequenceDiagram`s of the passes: per pass (one `rect` block) who starts, who
+//! completes, who interrupts and with which index, then the pause, the resume with its answer
+//! and what re-runs. Participants are `Node`, one per call, and `Human`.
+//!
+//! Participants get positional aliases (`N`, `call1`, …, `H`) and labels stripped of
+//! everything Mermaid's lexer treats specially (`;` ends a statement, `#` starts a comment or
+//! an entity, `%%` a comment, `:` a message, `<>` HTML, newlines a line), so any id or tool
+//! name yields a diagram that parses and renders on GitHub.
+
+use std::fmt::Write as _;
+
+use super::engine::{InterruptKind, InterruptOutcome, InterruptSite, Outcome, Step};
+use super::render_table::sanitize;
+use super::report::{BatchReport, Report};
+use super::scenario::Class;
+use super::strategy::Strategy;
+
+/// Every diagram of the report as Markdown: per batch and strategy, a heading and a fenced
+/// ` ```mermaid ` block.
+pub fn render_mermaid(report: &Report) -> String {
+    let mut out = String::new();
+    for batch in &report.batches {
+        for outcome in &batch.results {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            let _ = writeln!(
+                out,
+                "### {}: {}\n\n```mermaid\n{}```",
+                outcome.strategy,
+                markdown_text(&batch.source),
+                sequence_diagram(batch, outcome)
+            );
+        }
+    }
+    out
+}
+
+/// One `sequenceDiagram` (without fences) of `outcome`, which must belong to `batch`.
+pub fn sequence_diagram(batch: &BatchReport, outcome: &Outcome) -> String {
+    let per_call = outcome.strategy == Strategy::SendPerCall;
+    let alias = |c: usize| format!("call{}", c + 1);
+    let who = |c: usize| match batch.calls.get(c) {
+        Some(call) => format!("{} ({})", label(&call.name), label(&call.id)),
+        None => format!("call {}", c + 1),
+    };
+    let site_text = |site: &InterruptSite| {
+        let calls: Vec<String> = site.calls.iter().map(|&c| who(c)).collect();
+        format!("{} of {}", kind_text(site.kind), calls.join(", "))
+    };
+
+    let mut out = String::from("sequenceDiagram\n");
+    let _ = writeln!(out, "    participant N as Node");
+    for c in 0..batch.calls.len() {
+        let _ = writeln!(out, "    participant {} as {}", alias(c), who(c));
+    }
+    let _ = writeln!(out, "    participant H as Human");
+    let _ = writeln!(
+        out,
+        "    Note over N,H: {} - {}",
+        outcome.strategy,
+        label(&batch.source)
+    );
+
+    let mut runs = vec![0usize; batch.calls.len()];
+    let mut completions = vec![0usize; batch.calls.len()];
+    for pass in &outcome.trace {
+        let colour = if pass.number % 2 == 1 {
+            "rgb(232, 240, 254)"
+        } else {
+            "rgb(254, 243, 226)"
+        };
+        let _ = writeln!(out, "    rect {colour}");
+        let how = match (pass.number, per_call) {
+            (1, _) => "node runs".to_string(),
+            (_, false) => "node re-runs from the top".to_string(),
+            (_, true) => "pending tasks re-run, completed tasks keep their result".to_string(),
+        };
+        let stored = match pass.answers {
+            1 => "1 answer stored".to_string(),
+            n => format!("{n} answers stored"),
+        };
+        let _ = writeln!(
+            out,
+            "    Note over N,H: pass {} - {how}, {stored}",
+            pass.number
+        );
+        for step in &pass.steps {
+            match step {
+                Step::Start { call } => {
+                    runs[*call] += 1;
+                    let verb = match outcome.calls[*call].class {
+                        Class::Direct => "start",
+                        Class::Event => "dispatch to host",
+                    };
+                    let again = if runs[*call] > 1 {
+                        format!(" again (run {})", runs[*call])
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(out, "    N->>{}: {verb}{again}", alias(*call));
+                }
+                Step::Complete { call } => {
+                    completions[*call] += 1;
+                    let note = if completions[*call] > 1 {
+                        format!(" (time {}, double execution)", completions[*call])
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(out, "    {}-->>N: completed{note}", alias(*call));
+                }
+                Step::FromCache { call } => {
+                    let _ = writeln!(
+                        out,
+                        "    Note over {}: served from the cache, not re-run",
+                        alias(*call)
+                    );
+                }
+                Step::Skip { call, reason } => {
+                    let _ = writeln!(out, "    Note over {}: {}", alias(*call), reason.describe());
+                }
+                Step::Interrupt {
+                    site,
+                    index,
+                    outcome: result,
+                } => {
+                    let what = match result {
+                        InterruptOutcome::Raised => format!("index {index} raises"),
+                        InterruptOutcome::Answered { answer, given_to } if given_to == site => {
+                            format!("index {index} returns answer {answer}")
+                        }
+                        InterruptOutcome::Answered { answer, given_to } => format!(
+                            "index {index} returns answer {answer}, WRONG - it was given to the {}",
+                            site_text(given_to)
+                        ),
+                    };
+                    let arrow = match result {
+                        InterruptOutcome::Raised => "--x",
+                        InterruptOutcome::Answered { .. } => "-->>",
+                    };
+                    match (site.kind, site.calls.as_slice()) {
+                        (InterruptKind::BatchApproval, _) | (_, []) => {
+                            let _ = writeln!(out, "    Note over N: {} - {what}", site_text(site));
+                        }
+                        (kind, [call, ..]) => {
+                            let _ = writeln!(
+                                out,
+                                "    {}{arrow}N: {} interrupt() {what}",
+                                alias(*call),
+                                kind_text(kind)
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let _ = writeln!(out, "    end");
+        if let Some(pause) = &pass.pause {
+            let task = if per_call { " of its task" } else { "" };
+            let _ = writeln!(
+                out,
+                "    N->>H: pause - {} surfaces, index {}{task}",
+                site_text(&pause.site),
+                pause.index
+            );
+            let _ = writeln!(
+                out,
+                "    H->>N: resume with answer {} for the {}",
+                pause.index,
+                site_text(&pause.site)
+            );
+        }
+    }
+    let end = if outcome.finished {
+        format!("batch complete after {} passes", outcome.passes)
+    } else {
+        format!(
+            "stopped at the pass cap after {} passes, batch incomplete",
+            outcome.passes
+        )
+    };
+    let _ = writeln!(out, "    Note over N,H: {end}");
+    out
+}
+
+fn kind_text(kind: InterruptKind) -> &'static str {
+    match kind {
+        InterruptKind::Approval => "approval gate",
+        InterruptKind::Body => "body",
+        InterruptKind::BatchApproval => "batched approval",
+    }
+}
+
+/// Text safe inside a Mermaid participant label, message or note: control, bidi and
+/// Mermaid-special characters removed, whitespace collapsed, at most 60 characters.
+fn label(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() {
+            if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else if !matches!(
+            c,
+            ';' | '#' | '%' | ':' | '<' | '>' | '"' | '`' | '{' | '}' | '[' | ']' | '\\' | '&'
+        ) && !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        {
+            out.push(c);
+        }
+    }
+    let trimmed = out.trim();
+    if trimmed.is_empty() {
+        return "_".to_string();
+    }
+    if trimmed.chars().count() > 60 {
+        let cut: String = trimmed.chars().take(59).collect();
+        return format!("{}…", cut.trim_end());
+    }
+    trimmed.to_string()
+}
+
+/// Text safe in a Markdown heading: control characters escaped, Markdown punctuation
+/// backslash-escaped.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::new();
+    for c in sanitize(text).chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '!'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::scenario::{Batch, BatchCall, SetOptions};
+
+    fn report(calls: Vec<BatchCall>, strategies: &[Strategy]) -> Report {
+        Report::run(
+            &SetOptions::default().resolve(),
+            &[Batch::new("scenario.json", calls)],
+            strategies,
+        )
+    }
+
+    #[test]
+    fn unguarded_diagram() {
+        let r = report(
+            vec![
+                BatchCall::new("c1", "ask_user_question"),
+                BatchCall::new("c2", "send_email"),
+            ],
+            &[Strategy::Unguarded],
+        );
+        let expected = "\
+sequenceDiagram
+    participant N as Node
+    participant call1 as ask_user_question (c1)
+    participant call2 as send_email (c2)
+    participant H as Human
+    Note over N,H: unguarded - scenario.json
+    rect rgb(232, 240, 254)
+    Note over N,H: pass 1 - node runs, 0 answers stored
+    N->>call1: start
+    call1--xN: body interrupt() index 0 raises
+    N->>call2: start
+    call2-->>N: completed
+    end
+    N->>H: pause - body of ask_user_question (c1) surfaces, index 0
+    H->>N: resume with answer 0 for the body of ask_user_question (c1)
+    rect rgb(254, 243, 226)
+    Note over N,H: pass 2 - node re-runs from the top, 1 answer stored
+    N->>call1: start again (run 2)
+    call1-->>N: body interrupt() index 0 returns answer 0
+    call1-->>N: completed
+    N->>call2: start again (run 2)
+    call2-->>N: completed (time 2, double execution)
+    end
+    Note over N,H: batch complete after 2 passes
+";
+        let b = &r.batches[0];
+        assert_eq!(sequence_diagram(b, &b.results[0]), expected);
+    }
+
+    #[test]
+    fn hostile_labels_are_stripped() {
+        assert_eq!(label("a;b#c%%d:e\nf<g>\"h\u{202e}"), "abcde fgh");
+        assert_eq!(label(";;;"), "_");
+        assert_eq!(label(&"x".repeat(80)).chars().count(), 60);
+        let r = report(
+            vec![
+                BatchCall::new("c1;\nparticipant evil", "ask_user_question"),
+                BatchCall::new("c2", "end"),
+            ],
+            &Strategy::ALL,
+        );
+        let md = render_mermaid(&r);
+        for line in md.lines() {
+            assert!(!line.contains(';') && !line.contains('%'), "{line}");
+            // `#` only in the Markdown headings.
+            assert!(!line.contains('#') || line.starts_with("### "), "{line}");
+        }
+        assert!(!md.contains("\nparticipant evil"));
+        assert_eq!(md.matches("```mermaid").count(), 5);
+    }
+
+    #[test]
+    fn cache_misattribution_and_skips_are_shown() {
+        let r = report(
+            vec![
+                BatchCall::new("c1", "ask_user_question"),
+                BatchCall::new("c2", "ask_user_question"),
+            ],
+            &[Strategy::GuardedCached],
+        );
+        let b = &r.batches[0];
+        let d = sequence_diagram(b, &b.results[0]);
+        assert!(
+            d.contains("Note over call1: served from the cache, not re-run"),
+            "{d}"
+        );
+        assert!(
+            d.contains(
+                "call2-->>N: body interrupt() index 0 returns answer 0, WRONG - it was given to the body of ask_user_question (c1)"
+            ),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn markdown_heading_is_escaped() {
+        assert_eq!(markdown_text("a_b*#\n"), "a\\_b\\*\\#\\\\n");
+    }
+}
