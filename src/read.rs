@@ -267,7 +267,7 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     let mut chosen: Option<(&'static dyn Dialect, String)> = options
         .dialect
         .map(|d| (d, "given by --dialect".to_string()));
-    let mut builder = Builder::default();
+    let mut threads = Threads::default();
     let mut saw_message_line = false;
     let total = bytes.len();
     for line in lines(bytes) {
@@ -353,7 +353,7 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             Some((d, _)) => {
                 buf = tree.into_buf();
                 for p in pending.drain(..) {
-                    read_line(bytes, &p, d, &mut builder, &mut buf);
+                    read_line(bytes, &p, d, &mut threads, &mut buf);
                 }
                 read_line(
                     bytes,
@@ -363,7 +363,7 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                         end: line.end,
                     },
                     d,
-                    &mut builder,
+                    &mut threads,
                     &mut buf,
                 );
             }
@@ -375,19 +375,28 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             "no tool calls or results found; read as plain role/content messages".into(),
         ));
         for p in pending.drain(..) {
-            read_line(bytes, &p, d, &mut builder, &mut buf);
+            read_line(bytes, &p, d, &mut threads, &mut buf);
         }
-        doc.conversations.insert(
-            0,
-            Conversation {
-                index: 0,
-                dialect: d.name(),
-                detection: format!("one message per line; {why}"),
-                pointer: String::new(),
-                container: Container::Lines,
-                messages: builder.messages,
-            },
-        );
+        if threads.0.is_empty() {
+            threads.0.push((None, Builder::default()));
+        }
+        for (k, (thread, builder)) in threads.0.into_iter().enumerate() {
+            let which = match thread {
+                Some(t) => format!("one message per line, thread {t}"),
+                None => "one message per line".into(),
+            };
+            doc.conversations.insert(
+                k,
+                Conversation {
+                    index: 0,
+                    dialect: d.name(),
+                    detection: format!("{which}; {why}"),
+                    pointer: String::new(),
+                    container: Container::Lines,
+                    messages: builder.messages,
+                },
+            );
+        }
         for (i, c) in doc.conversations.iter_mut().enumerate() {
             c.index = i;
         }
@@ -395,11 +404,28 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     doc
 }
 
+/// The message lines of a file, per thread (see [`Dialect::thread`]), in order of appearance.
+#[derive(Debug, Default)]
+struct Threads(Vec<(Option<String>, Builder)>);
+
+impl Threads {
+    fn get(&mut self, key: Option<String>) -> &mut Builder {
+        let at = match self.0.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.0.push((key, Builder::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[at].1
+    }
+}
+
 fn read_line(
     bytes: &[u8],
     line: &Line,
     d: &'static dyn Dialect,
-    builder: &mut Builder,
+    threads: &mut Threads,
     buf: &mut NodeBuf,
 ) {
     let text = &bytes[line.start..line.end];
@@ -413,7 +439,7 @@ fn read_line(
         pointer: String::new(),
     };
     if let Some(m) = d.read(&tree, tree.root(), &cx) {
-        builder.push(m);
+        threads.get(d.thread(&tree, tree.root())).push(m);
     }
     *buf = tree.into_buf();
 }
