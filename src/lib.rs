@@ -7,6 +7,7 @@
 //! alone.
 
 pub mod analysis;
+pub mod batches;
 pub mod dialect;
 pub mod finding;
 pub mod json;

@@ -24,6 +24,10 @@ pub enum Command {
     Repair(RepairArgs),
     /// Show which dialect each conversation is read as, where it was found and why.
     Detect(DetectArgs),
+    /// Replay tool batches through a human-in-the-loop interrupt and show which sibling
+    /// tools run twice, with and without the interrupt-first guard (exit 1 when a
+    /// non-idempotent tool would).
+    Simulate(SimulateArgs),
     /// List the rules.
     Rules,
 }
@@ -112,6 +116,87 @@ pub struct LintArgs {
     /// Print, for each conversation, its dialect and why (to standard error).
     #[arg(long)]
     pub explain_detection: bool,
+    #[command(flatten)]
+    pub hitl: HitlArgs,
+}
+
+/// The tool sets of the batch-replay model (SPEC §6), for TM008 and `simulate`.
+#[derive(Debug, Args)]
+pub struct HitlArgs {
+    /// Tools whose body calls interrupt() (e.g. ask_user_question). For `lint`, giving this
+    /// enables TM008; `simulate` defaults to ask_user_question.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub interrupting: Option<Vec<String>>,
+    /// Tools that run in-process (event-driven mode; every other tool is host-dispatched).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub direct: Option<Vec<String>>,
+    /// The interrupt-first guard set (interruptingToolNames); defaults to --interrupting.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub guard: Option<Vec<String>>,
+    /// Tools behind an approval gate (PreToolUse hook).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub approval: Option<Vec<String>>,
+    /// legacy (every tool direct) or event-driven; defaults to event-driven when --direct is
+    /// given.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+}
+
+/// `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Every tool runs in-process.
+    Legacy,
+    /// Only --direct tools run in-process.
+    EventDriven,
+}
+
+/// Output formats of `simulate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimFormat {
+    /// Per call started/completed under each strategy, double executions highlighted.
+    Table,
+    /// The SPEC §6 JSON object.
+    Json,
+    /// Mermaid sequence diagrams of the passes (Markdown).
+    Mermaid,
+}
+
+/// `toolmend simulate`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").args(["histories", "spec", "calls"])))]
+pub struct SimulateArgs {
+    /// Histories: every model message with two or more tool calls is a batch.
+    #[arg(value_name = "HISTORY")]
+    pub histories: Vec<PathBuf>,
+    /// A scenario file (SPEC §6 JSON: mode, direct, interrupting, guard, approval, calls).
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// An ad-hoc batch: tool names in call order (ids c1, c2, …).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub calls: Option<Vec<String>>,
+    #[command(flatten)]
+    pub hitl: HitlArgs,
+    /// Strategies to show (comma-separated, or `all`): unguarded, guarded, send-per-call,
+    /// unguarded-cached, guarded-cached.
+    #[arg(long, value_name = "LIST", default_value = "unguarded,guarded")]
+    pub strategy: String,
+    /// Tools whose double execution matters (send_email, billing…); exit 1 when one would
+    /// run twice. Without it, every double execution counts.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub non_idempotent: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SimFormat::Table)]
+    pub format: SimFormat,
+    /// Colour the table.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Read histories as this dialect instead of detecting it.
+    #[arg(long, value_name = "NAME")]
+    pub dialect: Option<String>,
+    /// Where the conversations are in the histories (JSON Pointer, `*` wildcards).
+    #[arg(long, value_name = "POINTER")]
+    pub at: Option<String>,
 }
 
 /// `toolmend repair`.

@@ -9,7 +9,7 @@ use toolmend::render::{self, Totals};
 use toolmend::rules::{self, Rule};
 
 use super::args::LintArgs;
-use super::{Status, inputs, lint_options, report_errors, stdout_color};
+use super::{Status, inputs, lint_options, report_errors, stdout_color, tool_sets};
 
 pub fn run(a: LintArgs) -> Result<Status> {
     let options = lint_options(&a.input)?;
@@ -19,6 +19,8 @@ pub fn run(a: LintArgs) -> Result<Status> {
         rules::select(&a.select).map_err(|e| anyhow!(e))?
     };
     let ignored = rules::select(&a.ignore).map_err(|e| anyhow!(e))?;
+    // TM008 is on only when interrupting tools are named (plain lint stays quiet).
+    let hitl = a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl));
     let (inputs, mut errors) = inputs::expand(&a.input.paths);
     let mut findings = Vec::new();
     let mut totals = Totals::default();
@@ -56,8 +58,17 @@ pub fn run(a: LintArgs) -> Result<Status> {
             e.calls += s.calls;
             e.dangling += s.dangling;
         }
+        let mut found = lint::findings(&input.name, &analysed);
+        if let Some(sets) = &hitl {
+            found.extend(toolmend::batches::hitl_findings(
+                &input.name,
+                &analysed,
+                sets,
+            ));
+            found.sort_by_key(|f| (f.line, f.column, f.rule));
+        }
         findings.extend(
-            lint::findings(&input.name, &analysed)
+            found
                 .into_iter()
                 .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
         );

@@ -6,13 +6,14 @@ mod detect_cmd;
 mod inputs;
 mod lint_cmd;
 mod repair_cmd;
+mod simulate_cmd;
 mod write;
 
 use std::io::{IsTerminal, Write};
 
 use anyhow::{Result, anyhow};
 
-use args::{Cli, ColorChoice, Command, InputArgs, InputFormat, Profile};
+use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
 use toolmend::lint::LintOptions;
 use toolmend::read::{Format, ReadOptions};
 
@@ -33,6 +34,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Lint(a) => lint_cmd::run(a),
         Command::Repair(a) => repair_cmd::run(a),
         Command::Detect(a) => detect_cmd::run(a),
+        Command::Simulate(a) => simulate_cmd::run(a),
         Command::Rules => rules(),
     }
 }
@@ -87,6 +89,21 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
     })
+}
+
+/// The replay model's tool sets from flags (SPEC §6 defaults applied).
+pub fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
+    toolmend::simulate::SetOptions {
+        mode: a.mode.map(|m| match m {
+            ModeArg::Legacy => toolmend::simulate::Mode::Legacy,
+            ModeArg::EventDriven => toolmend::simulate::Mode::EventDriven,
+        }),
+        direct: a.direct.clone(),
+        interrupting: a.interrupting.clone(),
+        guard: a.guard.clone(),
+        approval: a.approval.clone(),
+    }
+    .resolve()
 }
 
 /// Print errors collected along the way.
