@@ -1,7 +1,7 @@
 //! Reading a document (JSON or JSON Lines) into conversations of the neutral model, with the
 //! reason for each dialect choice and a problem for every line that cannot be read.
 
-use crate::dialect::{self, Dialect, LineIndex, ReadCx};
+use crate::dialect::{self, Cursor, Dialect, ReadCx};
 use crate::json::{NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
@@ -122,7 +122,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             return doc;
         }
     };
-    let index = LineIndex::new(bytes);
+    let cursor = Cursor::default();
     let found = match &options.at {
         Some(at) => match locate::at(&tree, tree.root(), at) {
             Ok(f) => f,
@@ -136,9 +136,9 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     for f in found {
         let cx = ReadCx {
             base: 0,
-            lines: Some(&index),
-            line: 0,
+            line: 1,
             pointer: String::new(),
+            cursor: &cursor,
         };
         let conv = read_found(&tree, &f, &cx, options, doc.conversations.len());
         doc.conversations.push(conv);
@@ -313,11 +313,12 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             }
         };
         let root = tree.root();
+        let cursor = Cursor::default();
         let cx = ReadCx {
             base: text_start,
-            lines: None,
             line: line.number,
             pointer: String::new(),
+            cursor: &cursor,
         };
         if locate::is_conversation(&tree, root) {
             let found = match &options.at {
@@ -351,21 +352,15 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                 });
             }
             Some((d, _)) => {
-                buf = tree.into_buf();
+                // Lines that waited for the decision are read again; this one is read as is.
+                let mut spare = NodeBuf::default();
                 for p in pending.drain(..) {
-                    read_line(bytes, &p, d, &mut threads, &mut buf);
+                    read_line(bytes, &p, d, &mut threads, &mut spare);
                 }
-                read_line(
-                    bytes,
-                    &Line {
-                        number: line.number,
-                        start: text_start,
-                        end: line.end,
-                    },
-                    d,
-                    &mut threads,
-                    &mut buf,
-                );
+                if let Some(m) = d.read(&tree, root, &cx) {
+                    threads.get(d.thread(&tree, root)).push(m);
+                }
+                buf = tree.into_buf();
             }
         }
     }
@@ -432,11 +427,12 @@ fn read_line(
     let Ok(tree) = parse_into(text, buf) else {
         return;
     };
+    let cursor = Cursor::default();
     let cx = ReadCx {
         base: line.start,
-        lines: None,
         line: line.number,
         pointer: String::new(),
+        cursor: &cursor,
     };
     if let Some(m) = d.read(&tree, tree.root(), &cx) {
         threads.get(d.thread(&tree, tree.root())).push(m);

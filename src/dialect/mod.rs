@@ -94,13 +94,17 @@ pub fn fallback() -> &'static dyn Dialect {
 pub struct ReadCx<'a> {
     /// Offset of the tree's source within the document.
     pub base: usize,
-    /// Line index of the document, when the tree is the whole document.
-    pub lines: Option<&'a LineIndex>,
-    /// The 1-based line of the tree's source, when it is one line of a JSON Lines file.
+    /// The 1-based line on which the tree's source starts.
     pub line: usize,
     /// JSON Pointer of the element being read.
     pub pointer: String,
+    /// The last position computed, so that positions visited in order cost amortised O(1).
+    pub cursor: &'a Cursor,
 }
+
+/// A remembered (offset, line, column) within a tree's source.
+#[derive(Debug, Default)]
+pub struct Cursor(std::cell::Cell<(usize, usize, usize)>);
 
 impl ReadCx<'_> {
     /// Absolute span of a node.
@@ -111,13 +115,7 @@ impl ReadCx<'_> {
     /// Position of `node`, whose pointer is the element's pointer plus `suffix` (`/a/0`).
     pub fn pos(&self, tree: &Tree<'_>, node: NodeId, suffix: &str) -> Pos {
         let (start, _) = tree.span(node);
-        let (line, column) = match self.lines {
-            Some(index) => index.locate(tree.src(), start),
-            None => {
-                let (_, col) = crate::json::line_col(tree.src(), start);
-                (self.line, col)
-            }
-        };
+        let (line, column) = self.line_col(tree.src(), start);
         Pos {
             offset: start + self.base,
             line,
@@ -126,38 +124,33 @@ impl ReadCx<'_> {
         }
     }
 
+    /// 1-based line and column (in characters) of `offset` within `src`, counted from the
+    /// cursor when moving forward (positions are mostly asked for in order).
+    fn line_col(&self, src: &[u8], offset: usize) -> (usize, usize) {
+        let offset = offset.min(src.len());
+        let (mut at, mut line, mut col) = self.cursor.0.get();
+        if at > offset || line == 0 {
+            (at, line, col) = (0, self.line, 1);
+        }
+        let seg = &src[at..offset];
+        let chars = |b: &[u8]| b.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+        match memchr::memrchr(b'\n', seg) {
+            Some(last) => {
+                line += memchr::memchr_iter(b'\n', seg).count();
+                col = 1 + chars(&seg[last + 1..]);
+            }
+            None => col += chars(seg),
+        }
+        at = offset;
+        self.cursor.0.set((at, line, col));
+        (line, col)
+    }
+
     /// Pointer suffix for a path of keys and indices.
     pub fn suffix(parts: &[&dyn std::fmt::Display]) -> String {
         parts
             .iter()
             .map(|p| format!("/{}", pointer_token(&p.to_string())))
             .collect()
-    }
-}
-
-/// Byte offsets of line starts, for turning offsets into lines fast.
-#[derive(Debug, Clone, Default)]
-pub struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    /// Index the lines of `src`.
-    pub fn new(src: &[u8]) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
-        LineIndex { starts }
-    }
-
-    /// 1-based line and column (in characters) of `offset` in `src`.
-    pub fn locate(&self, src: &[u8], offset: usize) -> (usize, usize) {
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts[line - 1];
-        let col = src[start..offset.min(src.len())]
-            .iter()
-            .filter(|&&b| (b & 0xC0) != 0x80)
-            .count()
-            + 1;
-        (line, col)
     }
 }

@@ -158,7 +158,7 @@ impl Style {
         let src = tree.src();
         let (start, end) = tree.span(sample);
         let raw = &src[start..end];
-        let newline = if src.windows(2).any(|w| w == b"\r\n") {
+        let newline = if memchr::memmem::find(src, b"\r\n").is_some() {
             "\r\n"
         } else {
             "\n"

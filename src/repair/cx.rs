@@ -79,9 +79,7 @@ impl<'a> RepairCx<'a> {
         } else {
             String::new()
         };
-        if self.src.windows(2).any(|w| w == b"\r\n") {
-            style.newline = "\r\n".into();
-        }
+        style.newline = local_newline(self.src, msg.span.end).into();
         style
     }
 
@@ -187,6 +185,19 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay, needle)
 }
 
+/// The line ending used around `offset`: that of the line it is on, else of the line before.
+fn local_newline(src: &[u8], offset: usize) -> &'static str {
+    let crlf = |nl: usize| nl > 0 && src[nl - 1] == b'\r';
+    match memchr::memchr(b'\n', &src[offset..]) {
+        Some(k) if crlf(offset + k) => "\r\n",
+        Some(_) => "\n",
+        None => match memchr::memrchr(b'\n', &src[..offset]) {
+            Some(nl) if crlf(nl) => "\r\n",
+            _ => "\n",
+        },
+    }
+}
+
 /// The whitespace between the separator (`,` or `[`) before `start` and `start`.
 fn element_separator(src: &[u8], start: usize) -> String {
     let ws_start = src[..start]
@@ -209,13 +220,6 @@ fn line_end(src: &[u8], offset: usize) -> (usize, &'static str) {
             };
             (nl + 1, ending)
         }
-        None => {
-            let ending = if src.windows(2).any(|w| w == b"\r\n") {
-                "\r\n"
-            } else {
-                "\n"
-            };
-            (src.len(), ending)
-        }
+        None => (src.len(), local_newline(src, offset)),
     }
 }
