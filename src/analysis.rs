@@ -248,6 +248,9 @@ impl Walker {
                     },
                     call: at.clone(),
                 });
+                // The provider keys results by id: one result answers both, so the later
+                // call is not opened on its own (its fix is a re-id).
+                continue;
             } else {
                 seen_here.insert(id, slot);
                 // A call of an earlier model message with this id is still open: it is shadowed.
@@ -518,7 +521,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_call_id_in_one_message_pairs_fifo() {
+    fn duplicate_call_id_in_one_message_needs_one_result() {
         assert_eq!(codes("A:c1,c1 T:c1 T:c1", Window::ToolRun), ["dup-id c1@0"]);
         assert_eq!(
             codes("A:c1,c1 T:c1", Window::ToolRun),

@@ -88,7 +88,7 @@ impl<'a> RepairCx<'a> {
         let style = self.style_of(msg);
         match self.conv.container {
             Container::Array { .. } | Container::Scattered => {
-                let sep = element_separator(self.src, msg.span.start);
+                let sep = element_separator(self.src, msg.span.start, msg.span.end);
                 let mut text = String::new();
                 for item in items {
                     text.push(',');
@@ -198,13 +198,29 @@ fn local_newline(src: &[u8], offset: usize) -> &'static str {
     }
 }
 
-/// The whitespace between the separator (`,` or `[`) before `start` and `start`.
-fn element_separator(src: &[u8], start: usize) -> String {
-    let ws_start = src[..start]
+/// The whitespace that separates array elements around the element at `start..end`: the one
+/// after the comma before it, or for a first element the one after the comma that follows it
+/// (else the one after the opening bracket).
+fn element_separator(src: &[u8], start: usize, end: usize) -> String {
+    let ws = |from: usize| -> usize {
+        src[from..]
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .map_or(src.len(), |k| from + k)
+    };
+    let before = src[..start]
         .iter()
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(0, |i| i + 1);
-    String::from_utf8_lossy(&src[ws_start..start]).into_owned()
+    if before > 0 && src[before - 1] == b',' {
+        return String::from_utf8_lossy(&src[before..start]).into_owned();
+    }
+    let after = ws(end);
+    if src.get(after) == Some(&b',') {
+        let next = ws(after + 1);
+        return String::from_utf8_lossy(&src[after + 1..next]).into_owned();
+    }
+    String::from_utf8_lossy(&src[before..start]).into_owned()
 }
 
 /// The offset just past the line that contains `offset` (after its line ending), and that

@@ -218,7 +218,7 @@ pub fn plan(
                 duplicate_fix(src, conv, options, first.message, result.message)
             }
             Defect::DuplicateCallId { call, .. } if options.reid => {
-                reid_fix(conv, call, dialect.window())
+                reid_fix(&cx_for(call.message), dialect, call)
             }
             _ => None,
         };
@@ -296,8 +296,10 @@ fn duplicate_fix(
 }
 
 /// Re-id the later of two calls sharing an id in one message, and the result that answers it
-/// (the result of that id in the window whose rank matches the call's rank).
-fn reid_fix(conv: &Conversation, call: &CallAt, window: Window) -> Option<Vec<Edit>> {
+/// (the result of that id in the window whose rank matches the call's rank); when it has none,
+/// a placeholder under the new id goes with it so the repair stays complete in one run.
+fn reid_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<Vec<Edit>> {
+    let conv = cx.conv;
     let id = call.call.id.as_deref()?;
     let id_span = call.call.id_span?;
     let holder = &conv.messages[call.holder];
@@ -308,15 +310,20 @@ fn reid_fix(conv: &Conversation, call: &CallAt, window: Window) -> Option<Vec<Ed
     let new_id = format!("{id}_{}", call.slot + 1);
     let token = crate::json::J::str(new_id.clone()).render(&crate::json::Style::default());
     let mut edits = vec![Edit::replace(id_span.start, id_span.end, token.clone())];
-    let end = window_end(conv, call.message, window);
-    let result = conv.messages
-        [call.message..=end.max(call.message + 1).min(conv.messages.len() - 1)]
+    let last = (cx.anchor.index.max(call.message + 1)).min(conv.messages.len() - 1);
+    let result = conv.messages[call.message..=last]
         .iter()
         .flat_map(|m| m.results.iter())
         .filter(|r| r.id.as_deref() == Some(id))
         .nth(rank);
-    if let Some(span) = result.and_then(|r| r.id_span) {
-        edits.push(Edit::replace(span.start, span.end, token));
+    match result.and_then(|r| r.id_span) {
+        Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
+        None => {
+            let mut renamed = call.clone();
+            renamed.call.id = Some(new_id);
+            renamed.call.id_span = None;
+            edits.extend(dialect.insert_results(cx, &[&renamed])?);
+        }
     }
     Some(edits)
 }

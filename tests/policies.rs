@@ -1,0 +1,162 @@
+//! Repair options beyond the safe default: unsafe policies, the placeholder template, the
+//! synthetic marker, `--tail`, and the DeerFlow compatibility profile.
+
+use toolmend::lint::{self, LintOptions};
+use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions};
+
+fn run(src: &str, name: &str, lint_opts: &LintOptions, opts: &RepairOptions) -> String {
+    let a = lint::analyse(name, src.as_bytes(), lint_opts);
+    String::from_utf8(repair::document(src.as_bytes(), &a, opts).output).unwrap()
+}
+
+fn codes(src: &str, name: &str) -> Vec<&'static str> {
+    let a = lint::analyse(name, src.as_bytes(), &LintOptions::default());
+    lint::findings(name, &a).iter().map(|f| f.code).collect()
+}
+
+const MIXED: &str = r#"[
+  {"role": "tool", "tool_call_id": "ghost", "content": "no call"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "d1", "type": "function", "function": {"name": "fast", "arguments": "{}"}}]},
+  {"role": "tool", "tool_call_id": "d1", "content": "first"},
+  {"role": "tool", "tool_call_id": "d1", "content": "second"}
+]"#;
+
+#[test]
+fn safe_default_keeps_orphans_and_duplicates() {
+    let out = run(
+        MIXED,
+        "m.json",
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    assert_eq!(out, MIXED);
+}
+
+#[test]
+fn orphans_drop_and_note() {
+    let drop = RepairOptions {
+        orphans: OrphanPolicy::Drop,
+        ..RepairOptions::default()
+    };
+    let out = run(MIXED, "m.json", &LintOptions::default(), &drop);
+    assert!(!out.contains("ghost"), "{out}");
+    assert!(out.starts_with("[\n  {\"role\": \"assistant\""), "{out}");
+    assert_eq!(codes(&out, "m.json"), ["TM004"]);
+
+    let note = RepairOptions {
+        orphans: OrphanPolicy::Note,
+        ..RepairOptions::default()
+    };
+    let out = run(MIXED, "m.json", &LintOptions::default(), &note);
+    assert!(
+        out.contains(r#"{"role": "user", "content": "[toolmend: tool result for unknown call ghost] no call"}"#),
+        "{out}"
+    );
+    assert_eq!(codes(&out, "m.json"), ["TM004"]);
+}
+
+#[test]
+fn duplicates_keep_first_or_last() {
+    let first = RepairOptions {
+        duplicates: Some(DuplicatePolicy::KeepFirst),
+        ..RepairOptions::default()
+    };
+    let out = run(MIXED, "m.json", &LintOptions::default(), &first);
+    assert!(
+        out.contains("\"first\"") && !out.contains("\"second\""),
+        "{out}"
+    );
+    let last = RepairOptions {
+        duplicates: Some(DuplicatePolicy::KeepLast),
+        ..RepairOptions::default()
+    };
+    let out = run(MIXED, "m.json", &LintOptions::default(), &last);
+    assert!(
+        !out.contains("\"first\"") && out.contains("\"second\""),
+        "{out}"
+    );
+    assert_eq!(codes(&out, "m.json"), ["TM002"]);
+}
+
+const DANGLING: &str = r#"[{"type": "ai", "data": {"content": "", "type": "ai", "tool_calls": [{"name": "search", "args": {}, "id": "c9", "type": "tool_call"}]}}, {"type": "human", "data": {"content": "hello", "type": "human"}}]"#;
+
+#[test]
+fn placeholder_template_and_marker() {
+    let opts = RepairOptions {
+        placeholder: "Tool {name} ({id}) was cancelled.".into(),
+        mark_synthetic: true,
+        ..RepairOptions::default()
+    };
+    let out = run(DANGLING, "d.json", &LintOptions::default(), &opts);
+    assert!(
+        out.contains(r#"{"type": "tool", "data": {"content": "Tool search (c9) was cancelled.", "tool_call_id": "c9", "name": "search", "status": "error", "additional_kwargs": {"toolmend_synthetic": true}}}"#),
+        "{out}"
+    );
+}
+
+#[test]
+fn seed_placeholder_has_exactly_the_seed_fields() {
+    let out = run(
+        DANGLING,
+        "d.json",
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    assert!(
+        out.contains(r#"{"type": "tool", "data": {"content": "[Tool call was interrupted and did not return a result.]", "tool_call_id": "c9", "name": "search", "status": "error"}}, {"type": "human""#),
+        "{out}"
+    );
+}
+
+#[test]
+fn tail_only_looks_at_the_last_messages() {
+    let src = r#"[
+  {"role": "assistant", "tool_calls": [{"id": "old", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+  {"role": "user", "content": "x"},
+  {"role": "assistant", "tool_calls": [{"id": "new", "type": "function", "function": {"name": "g", "arguments": "{}"}}]},
+  {"role": "user", "content": "y"}
+]"#;
+    let tail = LintOptions {
+        tail: Some(2),
+        ..LintOptions::default()
+    };
+    let out = run(src, "t.json", &tail, &RepairOptions::default());
+    assert!(
+        out.contains(r#""tool_call_id": "new""#) && !out.contains(r#""tool_call_id": "old""#),
+        "{out}"
+    );
+}
+
+#[test]
+fn deerflow_profile_reproduces_the_seed() {
+    // Partial parallel results: the seed puts placeholders right after the AI message, before
+    // the real result; a late result anywhere counts as an answer (global id set).
+    let src = r#"[{"type": "ai", "data": {"content": "", "type": "ai", "tool_calls": [{"name": "a", "args": {}, "id": "c1"}, {"name": "b", "args": {}, "id": "c2"}, {"name": "c", "args": {}, "id": "c3"}]}}, {"type": "tool", "data": {"content": "ok", "type": "tool", "tool_call_id": "c2"}}, {"type": "human", "data": {"content": "x", "type": "human"}}, {"type": "tool", "data": {"content": "late", "type": "tool", "tool_call_id": "c3"}}]"#;
+    let lint_opts = LintOptions {
+        deerflow: true,
+        ..LintOptions::default()
+    };
+    let opts = RepairOptions {
+        before_results: true,
+        ..RepairOptions::default()
+    };
+    let out = run(src, "p.json", &lint_opts, &opts);
+    let ai_end = out.find("]}}, ").unwrap();
+    let placeholder = out
+        .find(r#""tool_call_id": "c1", "name": "a", "status": "error""#)
+        .unwrap();
+    let real = out.find(r#""content": "ok""#).unwrap();
+    assert!(ai_end < placeholder && placeholder < real, "{out}");
+    assert_eq!(out.matches("\"status\": \"error\"").count(), 1, "{out}");
+    // The default (ordered walk) instead places it after the existing result and flags c3.
+    let default = run(
+        src,
+        "p.json",
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    assert!(
+        default.find(r#""content": "ok""#).unwrap()
+            < default.find(r#""tool_call_id": "c1""#).unwrap()
+    );
+}
