@@ -190,7 +190,7 @@ fn result_block(cx: &RepairCx<'_>, call: &Call, sample: Option<&Tree<'_>>) -> J 
         t.get(t.root(), "content")
             .is_some_and(|c| t.kind(c) == Kind::Array)
     });
-    let sorted = sample.is_some_and(|t| keys_sorted(t, t.root()));
+    let sorted = sorts_keys(cx, sample.map(|t| (t, t.root())));
     let content = if list {
         J::Arr(vec![ordered(
             vec![("type", J::str("text")), ("text", J::str(text))],
@@ -231,6 +231,17 @@ pub(super) fn sample_block<'a>(
 pub(super) fn keys_sorted(tree: &Tree<'_>, node: NodeId) -> bool {
     let keys: Vec<_> = tree.members(node).map(|(k, _)| k).collect();
     keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// Does the file sort its keys? Judged on the sample result object, else on the calling
+/// message.
+pub(super) fn sorts_keys(cx: &RepairCx<'_>, sample: Option<(&Tree<'_>, NodeId)>) -> bool {
+    match sample {
+        Some((tree, node)) => keys_sorted(tree, node),
+        None => cx
+            .reparse(cx.owner)
+            .is_some_and(|t| keys_sorted(&t, t.root())),
+    }
 }
 
 /// An object of `fields`, ordered like the keys of `like` (fields it lacks go last, in the
@@ -352,7 +363,10 @@ mod tests {
             claims(r#"{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}"#)
                 .is_some()
         );
-        assert!(claims(r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}"#).is_some());
+        assert!(
+            claims(r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}"#)
+                .is_some()
+        );
         assert!(
             claims(r#"{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"s"}]}"#)
                 .is_some()
@@ -381,7 +395,11 @@ mod tests {
         };
         let a = Anthropic.read(&t, t.index(0, 0).unwrap(), &cx).unwrap();
         assert_eq!(a.role, Role::Assistant);
-        let servers: Vec<_> = a.calls.iter().map(|c| (c.kind.as_str(), c.server)).collect();
+        let servers: Vec<_> = a
+            .calls
+            .iter()
+            .map(|c| (c.kind.as_str(), c.server))
+            .collect();
         assert_eq!(servers, [("server_tool_use", true), ("tool_use", false)]);
         // Only the unpaired inline server result enters the walk.
         assert_eq!(a.results.len(), 1);
@@ -402,14 +420,26 @@ mod tests {
 
     #[test]
     fn key_order_follows_the_sample() {
-        let t = parse(br#"{"content":"x","is_error":false,"tool_use_id":"a","type":"tool_result"}"#)
-            .unwrap();
+        let t =
+            parse(br#"{"content":"x","is_error":false,"tool_use_id":"a","type":"tool_result"}"#)
+                .unwrap();
         assert!(keys_sorted(&t, 0));
-        let j = ordered(vec![("type", J::Null), ("b", J::Null), ("a", J::Null)], None, true);
-        assert_eq!(j.render(&Style::default()), r#"{"a":null,"b":null,"type":null}"#);
+        let j = ordered(
+            vec![("type", J::Null), ("b", J::Null), ("a", J::Null)],
+            None,
+            true,
+        );
+        assert_eq!(
+            j.render(&Style::default()),
+            r#"{"a":null,"b":null,"type":null}"#
+        );
         let like = parse(br#"{"tool_use_id":1,"type":2}"#).unwrap();
         let j = ordered(
-            vec![("type", J::Null), ("is_error", J::Null), ("tool_use_id", J::Null)],
+            vec![
+                ("type", J::Null),
+                ("is_error", J::Null),
+                ("tool_use_id", J::Null),
+            ],
             Some((&like, 0)),
             false,
         );

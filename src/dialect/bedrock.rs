@@ -13,7 +13,7 @@ use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
 use super::anthropic::{
-    content_blocks, keys_sorted, merge_blocks, new_user_message, ordered, sample_block,
+    content_blocks, merge_blocks, new_user_message, ordered, sample_block, sorts_keys,
 };
 use super::openai_chat::role_of;
 use super::{Dialect, ReadCx};
@@ -144,11 +144,14 @@ impl Dialect for Bedrock {
 /// placeholder text as its (required non-empty) content, keys ordered like the file's own
 /// `toolResult` objects. No synthetic marker: Converse rejects unknown fields.
 fn result_block(cx: &RepairCx<'_>, call: &Call, like: Option<(&Tree<'_>, NodeId)>) -> J {
-    let sorted = like.is_some_and(|(t, r)| keys_sorted(t, r));
+    let sorted = sorts_keys(cx, like);
     let inner = ordered(
         vec![
             ("toolUseId", cx.id_token(call)),
-            ("content", J::Arr(vec![J::obj([("text", J::str(cx.text(call)))])])),
+            (
+                "content",
+                J::Arr(vec![J::obj([("text", J::str(cx.text(call)))])]),
+            ),
             ("status", J::str("error")),
         ],
         like,
