@@ -522,10 +522,14 @@ mod tests {
 
     #[test]
     fn duplicate_call_id_in_one_message_needs_one_result() {
-        assert_eq!(codes("A:c1,c1 T:c1 T:c1", Window::ToolRun), ["dup-id c1@0"]);
+        assert_eq!(codes("A:c1,c1 T:c1", Window::ToolRun), ["dup-id c1@0"]);
         assert_eq!(
-            codes("A:c1,c1 T:c1", Window::ToolRun),
-            ["dup-id c1@0", "dangling c1@0"]
+            codes("A:c1,c1 T:c1 T:c1", Window::ToolRun),
+            ["dup-id c1@0", "duplicate c1@2"]
+        );
+        assert_eq!(
+            codes("A:c1,c1 U", Window::ToolRun),
+            ["dangling c1@0", "dup-id c1@0"]
         );
     }
 

@@ -1,6 +1,8 @@
 //! Dialects: how each log format writes tool calls and results. One file per dialect, all
 //! behind the [`Dialect`] trait; everything else works on the neutral model.
 
+mod anthropic;
+mod bedrock;
 mod langchain;
 mod openai_chat;
 
@@ -9,6 +11,8 @@ use crate::json::{J, NodeId, Tree};
 use crate::model::{Message, Pos, Span, pointer_token};
 use crate::repair::{Edit, RepairCx};
 
+pub use anthropic::Anthropic;
+pub use bedrock::Bedrock;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
 
@@ -69,9 +73,10 @@ impl std::fmt::Debug for dyn Dialect {
     }
 }
 
-/// Every dialect, in detection priority order.
+/// Every dialect, in detection priority order. Bedrock's camelCase `toolUse`/`toolResult`
+/// blocks are tested before Anthropic's `tool_use`/`tool_result`, and both before OpenAI chat.
 pub fn all() -> &'static [&'static dyn Dialect] {
-    &[&LangChain, &OpenAiChat]
+    &[&LangChain, &Bedrock, &Anthropic, &OpenAiChat]
 }
 
 /// Look a dialect up by name.

@@ -79,6 +79,14 @@ impl<'a> RepairCx<'a> {
         } else {
             String::new()
         };
+        // `like` measured the members' indentation from the line start, which includes that
+        // base: keep only the unit.
+        if let Some(unit) = style.indent.as_deref()
+            && let Some(rest) = unit.strip_prefix(style.base.as_str())
+            && !rest.is_empty()
+        {
+            style.indent = Some(rest.to_string());
+        }
         style.newline = local_newline(self.src, msg.span.end).into();
         style
     }

@@ -1,0 +1,211 @@
+//! The Anthropic Messages dialect end to end through the library API: pinned repairs of the
+//! fixtures in `tests/fixtures/anthropic`, the strict provider rules on their output, the
+//! shared corpus when present, detection against OpenAI chat and Bedrock, and repair options.
+
+#[path = "common/pinned.rs"]
+mod pinned;
+#[path = "common/anthropic_strict.rs"]
+mod strict;
+
+use std::path::Path;
+
+use serde_json::Value;
+use toolmend::repair::RepairOptions;
+
+const SET: &str = "anthropic";
+
+/// Strict violations of a JSON document, or of every line of a JSON Lines one.
+fn strict_of(name: &str, bytes: &[u8]) -> Vec<String> {
+    let docs: Vec<Value> = if name.ends_with(".jsonl") {
+        bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    } else {
+        vec![serde_json::from_slice(bytes).unwrap()]
+    };
+    docs.iter().flat_map(strict::violations).collect()
+}
+
+/// (fixture, findings before repair, findings after, strict violations left after repair).
+type Case = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const CASES: &[Case] = &[
+    ("clean.json", &[], &[], &[]),
+    ("dangling_trailing.json", &["TM001"], &[], &[]),
+    ("dangling_next_text.json", &["TM001"], &[], &[]),
+    ("dangling_string_next.json", &["TM001"], &[], &[]),
+    ("dangling_next_assistant.json", &["TM001"], &[], &[]),
+    ("partial_parallel.json", &["TM001", "TM001"], &[], &[]),
+    ("batch.jsonl", &["TM001", "TM001"], &[], &[]),
+    (
+        "orphan.json",
+        &["TM002"],
+        &["TM002"],
+        &["messages.2.content.0: orphan `tool_result` toolu_01Gone"],
+    ),
+    (
+        "misplaced_text_first.json",
+        &["TM003"],
+        &["TM003"],
+        &[
+            "messages.1: `tool_use` toolu_01Fx is not answered",
+            "messages.2.content.1: `tool_result` toolu_01Fx does not open the message",
+        ],
+    ),
+    (
+        "misplaced_later.json",
+        &["TM003"],
+        &["TM003"],
+        &[
+            "messages.1: `tool_use` toolu_01Ping is not answered",
+            "messages.4.content.0: orphan `tool_result` toolu_01Ping",
+        ],
+    ),
+    (
+        "duplicate_result.json",
+        &["TM004"],
+        &["TM004"],
+        &["messages.2.content.1: duplicate `tool_result` for toolu_01Die"],
+    ),
+    ("server_tools.json", &[], &[], &[]),
+    (
+        "server_tools_broken.json",
+        &["TM002", "TM001"],
+        &["TM002"],
+        &["messages.1.content.1: `web_fetch_tool_result` without its server tool call"],
+    ),
+    (
+        "reused_ids.json",
+        &[],
+        &[],
+        &["messages.5.content.0: id `toolu_01Same` is not unique in the request"],
+    ),
+];
+
+#[test]
+fn fixtures_repair_as_pinned_and_meet_the_strict_rules() {
+    for &(file, before, after, left) in CASES {
+        let (input, output) = pinned::run(SET, file, before, after);
+        assert!(
+            pinned::dialects(file, &input)
+                .iter()
+                .all(|d| *d == "anthropic"),
+            "{file}: not read as anthropic"
+        );
+        let got = strict_of(file, &output);
+        assert_eq!(got.len(), left.len(), "{file}: {got:#?}");
+        for (g, want) in got.iter().zip(left) {
+            assert!(g.starts_with(want), "{file}: `{g}` is not `{want}…`");
+        }
+        if !before.is_empty() {
+            assert!(
+                !strict_of(file, &input).is_empty(),
+                "{file}: strict check missed it"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_fixture_is_in_the_table() {
+    for entry in std::fs::read_dir(pinned::dir(SET)).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.contains(".repaired.") {
+            assert!(CASES.iter().any(|c| c.0 == name), "{name} has no case");
+        }
+    }
+}
+
+#[test]
+fn corpus_files_are_clean_and_meet_the_strict_rules() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/anthropic-messages");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let name = path.to_string_lossy().into_owned();
+        let input = std::fs::read(&path).unwrap();
+        assert_eq!(pinned::dialects(&name, &input), ["anthropic"], "{name}");
+        assert!(pinned::codes(&name, &input).is_empty(), "{name}");
+        let (output, n) = pinned::repair_with(&name, &input, &RepairOptions::default());
+        assert!(
+            output == input && n == 0,
+            "{name}: repair changed a clean file"
+        );
+        assert_eq!(strict_of(&name, &output), Vec::<String>::new(), "{name}");
+    }
+}
+
+#[test]
+fn detection_keeps_openai_chat_and_bedrock_apart() {
+    let openai = br#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]}"#;
+    assert_eq!(pinned::dialects("o.json", openai), ["openai-chat"]);
+    let anthropic = br#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "x"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "f", "input": {}}]}]"#;
+    assert_eq!(pinned::dialects("a.json", anthropic), ["anthropic"]);
+    let bedrock = br#"[{"role": "user", "content": [{"text": "hi"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]}]"#;
+    assert_eq!(pinned::dialects("b.json", bedrock), ["bedrock"]);
+}
+
+fn repaired(src: &str, options: &RepairOptions) -> String {
+    let (out, _) = pinned::repair_with("t.json", src.as_bytes(), options);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn seed_profile_and_template() {
+    let src = r#"[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}},{"type":"tool_use","id":"t2","name":"b","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}]"#;
+    let options = RepairOptions {
+        before_results: true,
+        placeholder: "{name} ({id}) was cancelled".into(),
+        ..RepairOptions::default()
+    };
+    assert_eq!(
+        repaired(src, &options),
+        r#"[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}},{"type":"tool_use","id":"t2","name":"b","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a (t1) was cancelled","is_error":true},{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}]"#
+    );
+}
+
+#[test]
+fn empty_content_arrays_are_filled_in_their_layout() {
+    let compact = r#"[{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]}, {"role": "user", "content": []}]"#;
+    assert_eq!(
+        repaired(compact, &RepairOptions::default()),
+        r#"[{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "[Tool call was interrupted and did not return a result.]", "is_error": true}]}]"#
+    );
+    let pretty = "[\n  {\n    \"role\": \"assistant\",\n    \"content\": [\n      {\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"a\", \"input\": {}}\n    ]\n  },\n  {\n    \"role\": \"user\",\n    \"content\": []\n  }\n]\n";
+    let out = repaired(pretty, &RepairOptions::default());
+    assert!(
+        out.contains("    \"content\": [\n      {\n        \"type\": \"tool_result\",\n        \"tool_use_id\": \"t1\",\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("        \"is_error\": true\n      }\n    ]\n  }\n]\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn duplicate_call_ids_can_be_re_id() {
+    let src = r#"[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}},{"type":"tool_use","id":"t1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"1"},{"type":"tool_result","tool_use_id":"t1","content":"2"}]}]"#;
+    // One result answers the repeated id; the second reads as a duplicate until re-id.
+    assert_eq!(pinned::codes("t.json", src.as_bytes()), ["TM005", "TM004"]);
+    let options = RepairOptions {
+        reid: true,
+        ..RepairOptions::default()
+    };
+    let out = repaired(src, &options);
+    assert!(pinned::codes("t.json", out.as_bytes()).is_empty(), "{out}");
+    assert!(strict::violations(&serde_json::from_str(&out).unwrap()).is_empty());
+    assert!(
+        out.contains(r#""tool_use_id":"t1_2","content":"2""#),
+        "{out}"
+    );
+}
