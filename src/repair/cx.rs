@@ -79,6 +79,14 @@ impl<'a> RepairCx<'a> {
         } else {
             String::new()
         };
+        // Alone, the message starts at column 0, so `like` took the members' whole indentation
+        // for the unit: the base indentation is not part of it.
+        if let Some(unit) = &style.indent
+            && let Some(rest) = unit.strip_prefix(style.base.as_str())
+            && !rest.is_empty()
+        {
+            style.indent = Some(rest.to_string());
+        }
         if self.src.windows(2).any(|w| w == b"\r\n") {
             style.newline = "\r\n".into();
         }
