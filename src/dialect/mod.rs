@@ -1,16 +1,22 @@
 //! Dialects: how each log format writes tool calls and results. One file per dialect, all
 //! behind the [`Dialect`] trait; everything else works on the neutral model.
 
+mod gemini;
+mod gemini_cli;
 mod langchain;
 mod openai_chat;
+mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Message, Pos, Span, pointer_token};
 use crate::repair::{Edit, RepairCx};
 
+pub use gemini::Gemini;
+pub use gemini_cli::GeminiCli;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
+pub use vercel_ai::VercelAi;
 
 /// A log format's way of writing tool calls and results.
 pub trait Dialect: Sync {
@@ -71,7 +77,7 @@ impl std::fmt::Debug for dyn Dialect {
 
 /// Every dialect, in detection priority order.
 pub fn all() -> &'static [&'static dyn Dialect] {
-    &[&LangChain, &OpenAiChat]
+    &[&LangChain, &Gemini, &GeminiCli, &VercelAi, &OpenAiChat]
 }
 
 /// Look a dialect up by name.
