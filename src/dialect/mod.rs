@@ -3,8 +3,11 @@
 
 mod anthropic;
 mod bedrock;
+mod gemini;
+mod gemini_cli;
 mod langchain;
 mod openai_chat;
+mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, NodeId, Tree};
@@ -13,8 +16,11 @@ use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
+pub use gemini::Gemini;
+pub use gemini_cli::GeminiCli;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
+pub use vercel_ai::VercelAi;
 
 /// A log format's way of writing tool calls and results.
 pub trait Dialect: Sync {
@@ -76,7 +82,15 @@ impl std::fmt::Debug for dyn Dialect {
 /// Every dialect, in detection priority order. Bedrock's camelCase `toolUse`/`toolResult`
 /// blocks are tested before Anthropic's `tool_use`/`tool_result`, and both before OpenAI chat.
 pub fn all() -> &'static [&'static dyn Dialect] {
-    &[&LangChain, &Bedrock, &Anthropic, &OpenAiChat]
+    &[
+        &LangChain,
+        &Gemini,
+        &GeminiCli,
+        &VercelAi,
+        &Bedrock,
+        &Anthropic,
+        &OpenAiChat,
+    ]
 }
 
 /// Look a dialect up by name.
