@@ -1,6 +1,7 @@
 //! Dialects: how each log format writes tool calls and results. One file per dialect, all
 //! behind the [`Dialect`] trait; everything else works on the neutral model.
 
+mod claude_code;
 mod langchain;
 mod openai_chat;
 
@@ -9,6 +10,7 @@ use crate::json::{J, NodeId, Tree};
 use crate::model::{Message, Pos, Span, pointer_token};
 use crate::repair::{Edit, RepairCx};
 
+pub use claude_code::ClaudeCode;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
 
@@ -76,7 +78,7 @@ pub type ThreadMemory = std::collections::HashMap<String, String>;
 
 /// Every dialect, in detection priority order.
 pub fn all() -> &'static [&'static dyn Dialect] {
-    &[&LangChain, &OpenAiChat]
+    &[&ClaudeCode, &LangChain, &OpenAiChat]
 }
 
 /// Look a dialect up by name.
