@@ -187,7 +187,11 @@ fn describe(path: &str, conv: &Conversation, dialect: &dyn Dialect, d: &Defect) 
     let mut f = match d {
         Defect::Dangling { call, cause } => {
             let why = match cause {
-                DanglingCause::NoResult if call.message + 1 == conv.messages.len() => {
+                DanglingCause::NoResult
+                    if conv.messages[call.holder + 1..]
+                        .iter()
+                        .all(|m| m.continuation) =>
+                {
                     "the conversation ends right after it (interrupted run)".to_string()
                 }
                 DanglingCause::NoResult => "no result answers it".to_string(),

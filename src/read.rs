@@ -1,7 +1,7 @@
 //! Reading a document (JSON or JSON Lines) into conversations of the neutral model, with the
 //! reason for each dialect choice and a problem for every line that cannot be read.
 
-use crate::dialect::{self, Cursor, Dialect, ReadCx};
+use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
 use crate::json::{NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
@@ -357,8 +357,9 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                 for p in pending.drain(..) {
                     read_line(bytes, &p, d, &mut threads, &mut spare);
                 }
+                let thread = d.thread(&tree, root, &mut threads.memory);
                 if let Some(m) = d.read(&tree, root, &cx) {
-                    threads.get(d.thread(&tree, root)).push(m);
+                    threads.get(thread).push(m);
                 }
                 buf = tree.into_buf();
             }
@@ -372,10 +373,10 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         for p in pending.drain(..) {
             read_line(bytes, &p, d, &mut threads, &mut buf);
         }
-        if threads.0.is_empty() {
-            threads.0.push((None, Builder::default()));
+        if threads.list.is_empty() {
+            threads.list.push((None, Builder::default()));
         }
-        for (k, (thread, builder)) in threads.0.into_iter().enumerate() {
+        for (k, (thread, builder)) in threads.list.into_iter().enumerate() {
             let which = match thread {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
@@ -401,18 +402,21 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
 
 /// The message lines of a file, per thread (see [`Dialect::thread`]), in order of appearance.
 #[derive(Debug, Default)]
-struct Threads(Vec<(Option<String>, Builder)>);
+struct Threads {
+    list: Vec<(Option<String>, Builder)>,
+    memory: ThreadMemory,
+}
 
 impl Threads {
     fn get(&mut self, key: Option<String>) -> &mut Builder {
-        let at = match self.0.iter().position(|(k, _)| *k == key) {
+        let at = match self.list.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                self.0.push((key, Builder::default()));
-                self.0.len() - 1
+                self.list.push((key, Builder::default()));
+                self.list.len() - 1
             }
         };
-        &mut self.0[at].1
+        &mut self.list[at].1
     }
 }
 
@@ -434,8 +438,9 @@ fn read_line(
         pointer: String::new(),
         cursor: &cursor,
     };
+    let thread = d.thread(&tree, tree.root(), &mut threads.memory);
     if let Some(m) = d.read(&tree, tree.root(), &cx) {
-        threads.get(d.thread(&tree, tree.root())).push(m);
+        threads.get(thread).push(m);
     }
     *buf = tree.into_buf();
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use toolmend::lint::{self, LintOptions};
 use toolmend::repair::{self, RepairOptions};
 
-const DIALECTS: &[&str] = &["openai-chat", "langchain"];
+const DIALECTS: &[&str] = &["openai-chat", "langchain", "claude-code"];
 
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)

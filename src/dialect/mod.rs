@@ -3,6 +3,7 @@
 
 mod anthropic;
 mod bedrock;
+mod claude_code;
 mod gemini;
 mod gemini_cli;
 mod langchain;
@@ -16,6 +17,7 @@ use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
+pub use claude_code::ClaudeCode;
 pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;
 pub use langchain::LangChain;
@@ -37,11 +39,12 @@ pub trait Dialect: Sync {
     /// it is not a message (it is then passed through untouched).
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message>;
 
-    /// Which thread of a JSON Lines file a message line belongs to: lines of different threads
+    /// Which thread of a JSON Lines file a line belongs to: message lines of different threads
     /// are analysed as separate conversations (e.g. Claude Code sidechains). `None` is the
-    /// main thread.
-    fn thread(&self, tree: &Tree<'_>, node: NodeId) -> Option<String> {
-        let _ = (tree, node);
+    /// main thread. Called for every parsed line in file order, message or not; `memory` lives
+    /// for the whole file so a line can join the thread of an earlier one (its parent).
+    fn thread(&self, tree: &Tree<'_>, node: NodeId, memory: &mut ThreadMemory) -> Option<String> {
+        let _ = (tree, node, memory);
         None
     }
 
@@ -79,10 +82,16 @@ impl std::fmt::Debug for dyn Dialect {
     }
 }
 
-/// Every dialect, in detection priority order. Bedrock's camelCase `toolUse`/`toolResult`
-/// blocks are tested before Anthropic's `tool_use`/`tool_result`, and both before OpenAI chat.
+/// What [`Dialect::thread`] remembers about earlier lines of one JSON Lines file (e.g. the
+/// thread of each line id).
+pub type ThreadMemory = std::collections::HashMap<String, String>;
+
+/// Every dialect, in detection priority order. Claude Code's line envelopes come first;
+/// Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
+/// `tool_use`/`tool_result`, and both before OpenAI chat.
 pub fn all() -> &'static [&'static dyn Dialect] {
     &[
+        &ClaudeCode,
         &LangChain,
         &Gemini,
         &GeminiCli,

@@ -1,0 +1,186 @@
+//! Claude Code session logs (`~/.claude/projects/<slug>/<session>.jsonl`): one event per line,
+//! chained by `uuid` / `parentUuid`. An API message is split over several assistant lines (one
+//! content block each) that share `message.id`; `tool_use` blocks are calls, answered by
+//! `tool_result` blocks of user lines before the next assistant turn. Other lines (`summary`,
+//! `system`, snapshots, queue operations, progress, attachments…) are passed through. Sidechain
+//! lines (Task subagents) are analysed as their own conversations, one per subagent.
+//!
+//! Repair of dangling calls: all placeholders of one API message go right after the last line
+//! of that message holding a dangling call (extended over the message's directly following
+//! lines), one new user line per call, chained by `parentUuid`; the first line after them that
+//! had that line as parent is re-parented to the last placeholder. Nothing is ever inserted
+//! between two lines of one API message, which would split it in two when Claude Code rebuilds
+//! the history. Result lines are never moved or dropped (they are links of the chain).
+
+mod placeholder;
+
+use crate::analysis::{CallAt, Defect, Window};
+use crate::json::{Kind, NodeId, Tree};
+use crate::model::{Call, Message, Role, ToolResult};
+use crate::repair::{Edit, RepairCx};
+
+use super::{Dialect, ReadCx, ThreadMemory};
+
+/// The Claude Code session transcript dialect.
+pub struct ClaudeCode;
+
+/// Line types of a Claude Code session file.
+const LINE_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "summary",
+    "system",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+];
+
+/// Block types of calls whose result comes back inline (never dangling).
+const SERVER_CALLS: &[&str] = &["server_tool_use", "mcp_tool_use"];
+
+impl Dialect for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn window(&self) -> Window {
+        Window::BeforeNextAssistant
+    }
+
+    fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
+        if tree.kind(node) != Kind::Object {
+            return None;
+        }
+        tree.get(node, "uuid")?;
+        tree.get(node, "parentUuid")?;
+        tree.get(node, "sessionId")?;
+        let ty = tree.get_str(node, "type")?;
+        LINE_TYPES
+            .contains(&ty.as_ref())
+            .then_some("a Claude Code session line (`uuid`, `parentUuid`, `sessionId`, `type`)")
+    }
+
+    fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
+        if tree.kind(node) != Kind::Object {
+            return None;
+        }
+        let role = match tree.get_str(node, "type")?.as_ref() {
+            "assistant" => Role::Assistant,
+            "user" => Role::User,
+            _ => return None,
+        };
+        let message = tree
+            .get(node, "message")
+            .filter(|&m| tree.kind(m) == Kind::Object)?;
+        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        if role == Role::Assistant {
+            msg.group = tree.get_str(message, "id").map(|s| s.into_owned());
+        }
+        let Some(content) = tree
+            .get(message, "content")
+            .filter(|&c| tree.kind(c) == Kind::Array)
+        else {
+            return Some(msg);
+        };
+        let blocks = tree.len(content);
+        let mut leading = true;
+        for (i, block) in tree.children(content).enumerate() {
+            let ty = tree.get_str(block, "type");
+            let ty = ty.as_deref().unwrap_or("");
+            let suffix = format!("/message/content/{i}");
+            if role == Role::Assistant && (ty == "tool_use" || SERVER_CALLS.contains(&ty)) {
+                let id = tree.get(block, "id");
+                msg.calls.push(Call {
+                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
+                    name: tree.get_str(block, "name").map(|s| s.into_owned()),
+                    pos: cx.pos(tree, block, &suffix),
+                    id_span: string_span(tree, id, cx),
+                    kind: ty.to_string(),
+                    server: ty != "tool_use",
+                });
+            } else if role == Role::User && ty == "tool_result" {
+                let id = tree.get(block, "tool_use_id");
+                msg.results.push(ToolResult {
+                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
+                    name: None,
+                    pos: cx.pos(tree, block, &suffix),
+                    id_span: string_span(tree, id, cx),
+                    span: cx.span(tree, block),
+                    leading,
+                    // A result line is a link of the `parentUuid` chain, and Claude Code
+                    // rebuilds the history from that chain, not from file order: moving the
+                    // line would change nothing and deleting it would cut the chain.
+                    whole_message: false,
+                });
+            }
+            leading &= ty == "tool_result";
+        }
+        if role == Role::User && blocks > 0 && msg.results.len() == blocks {
+            msg.role = Role::Tool;
+        }
+        Some(msg)
+    }
+
+    fn thread(&self, tree: &Tree<'_>, node: NodeId, memory: &mut ThreadMemory) -> Option<String> {
+        if tree.kind(node) != Kind::Object {
+            return None;
+        }
+        let sidechain = tree.get(node, "isSidechain").and_then(|v| tree.bool(v));
+        if sidechain != Some(true) {
+            return None;
+        }
+        // A subagent is named by its `agentId`; without one, a line joins the thread of its
+        // parent, and a line whose parent is not a sidechain line starts a thread of its own.
+        let uuid = tree.get_str(node, "uuid");
+        let key = match tree.get_str(node, "agentId").filter(|a| !a.is_empty()) {
+            Some(agent) => format!("agent {agent}"),
+            None => match tree
+                .get_str(node, "parentUuid")
+                .and_then(|p| memory.get(p.as_ref()))
+            {
+                Some(key) => key.clone(),
+                None => match &uuid {
+                    Some(u) => format!("sidechain from {u}"),
+                    None => "sidechain".into(),
+                },
+            },
+        };
+        if let Some(u) = uuid {
+            memory.insert(u.into_owned(), key.clone());
+        }
+        Some(key)
+    }
+
+    fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
+        placeholder::insert(cx, calls)
+    }
+
+    fn provider_error(&self, defect: &Defect) -> Option<String> {
+        Some(match defect {
+            Defect::Dangling { call, .. } => format!(
+                "Anthropic would reject this on resume: \"messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"",
+                call.call.id.as_deref().unwrap_or("")
+            ),
+            Defect::Orphan { result, .. } => format!(
+                "Anthropic would reject this on resume: \"messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.\"",
+                result.result.id.as_deref().unwrap_or("")
+            ),
+            Defect::Misplaced { .. } => "the result comes after the next assistant turn, so the Anthropic API sees the call unanswered (`tool_use` ids were found without `tool_result` blocks immediately after)".into(),
+            Defect::DuplicateCallId { .. } => {
+                "Anthropic would reject this on resume: \"`tool_use` ids must be unique\"".into()
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// The absolute span of a string node (an id token), if it is a string.
+fn string_span(
+    tree: &Tree<'_>,
+    node: Option<NodeId>,
+    cx: &ReadCx<'_>,
+) -> Option<crate::model::Span> {
+    node.filter(|&v| tree.kind(v) == Kind::String)
+        .map(|v| cx.span(tree, v))
+}

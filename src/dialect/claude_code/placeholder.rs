@@ -1,0 +1,279 @@
+//! Claude Code repair: placeholder result lines for dangling calls, spliced into the
+//! `parentUuid` chain.
+
+use crate::analysis::CallAt;
+use crate::json::{J, Style, Tree, parse};
+use crate::model::{Container, Span};
+use crate::repair::{Edit, RepairCx};
+
+/// Envelope fields a placeholder copies from its calling line (timestamp included: repair
+/// never reads the clock).
+const ENVELOPE: &[&str] = &[
+    "isSidechain",
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "agentId",
+    "slug",
+    "entrypoint",
+    "timestamp",
+];
+
+/// Key order of a placeholder line when the file has no result line to mirror (Claude Code's
+/// own order for tool result lines).
+const CANONICAL: &[&str] = &[
+    "parentUuid",
+    "isSidechain",
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "agentId",
+    "slug",
+    "type",
+    "message",
+    "uuid",
+    "timestamp",
+    "toolUseResult",
+];
+
+/// Key order of a `tool_result` block when there is nothing to mirror.
+const BLOCK: &[&str] = &["type", "tool_use_id", "content", "is_error"];
+
+/// Edits inserting one placeholder line per dangling call of one API message (see the module
+/// documentation of `claude_code` for where they go).
+pub(super) fn insert(cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
+    let messages = &cx.conv.messages;
+    let mut end = calls.iter().map(|c| c.holder).max()?;
+    while messages.get(end + 1).is_some_and(|m| m.continuation) {
+        end += 1;
+    }
+    let after = &messages[end];
+    let after_tree = cx.reparse(after)?;
+    let parent = after_tree
+        .get_str(after_tree.root(), "uuid")
+        .map(|s| s.into_owned());
+    let sample = sample(cx);
+    let mut items = Vec::with_capacity(calls.len());
+    let mut prev = parent.clone();
+    for call in calls {
+        let holder = cx.reparse(&messages[call.holder])?;
+        let uuid = derive_uuid(&holder, call);
+        items.push(line(
+            cx,
+            &holder,
+            sample.as_ref(),
+            call,
+            prev.as_deref(),
+            &uuid,
+        ));
+        prev = Some(uuid);
+    }
+    let mut edits = vec![cx.insert_after(after, &items)];
+    if let (Some(parent), Some(last)) = (parent, prev)
+        && let Some(span) = child_link(cx, after.span.end, &parent)
+    {
+        let token = J::str(last).render(&Style::default());
+        edits.push(Edit::replace(span.start, span.end, token));
+    }
+    Some(edits)
+}
+
+/// One placeholder line: the calling line's envelope, a user message with one error
+/// `tool_result`, in the key order of the file's own result lines.
+fn line(
+    cx: &RepairCx<'_>,
+    holder: &Tree<'_>,
+    sample: Option<&Tree<'_>>,
+    call: &CallAt,
+    parent: Option<&str>,
+    uuid: &str,
+) -> J {
+    let root = holder.root();
+    let text = cx.text(&call.call);
+    let mut order: Vec<String> = match sample {
+        Some(t) => t.members(t.root()).map(|(k, _)| k.into_owned()).collect(),
+        None => CANONICAL.iter().map(|k| k.to_string()).collect(),
+    };
+    // Whatever the sample lacks still goes in, in canonical order (except `toolUseResult`,
+    // which only follows the file's own lines).
+    let extra: Vec<String> = CANONICAL[..CANONICAL.len() - 1]
+        .iter()
+        .filter(|k| !order.iter().any(|o| o == *k))
+        .map(|k| k.to_string())
+        .collect();
+    order.extend(extra);
+    let mut fields: Vec<(String, J)> = Vec::new();
+    for key in order {
+        let value = match key.as_str() {
+            "parentUuid" => parent.map_or(J::Null, J::str),
+            "uuid" => J::str(uuid),
+            "type" => J::str("user"),
+            "message" => J::obj([
+                ("role", J::str("user")),
+                ("content", J::Arr(vec![block(cx, sample, call, &text)])),
+            ]),
+            "toolUseResult" => J::str(format!("Error: {text}")),
+            "sourceToolAssistantUUID" => match holder.get(root, "uuid") {
+                Some(v) => J::Raw(holder.raw_str(v).into_owned()),
+                None => continue,
+            },
+            "sourceToolUseID" => cx.id_token(&call.call),
+            k if ENVELOPE.contains(&k) => match holder.get(root, k) {
+                Some(v) => J::Raw(holder.raw_str(v).into_owned()),
+                None => continue,
+            },
+            _ => continue,
+        };
+        if !fields.iter().any(|(k, _)| *k == key) {
+            fields.push((key, value));
+        }
+    }
+    if let Some(marker) = cx.marker() {
+        fields.push(("toolmendSynthetic".into(), marker));
+    }
+    J::Obj(fields)
+}
+
+/// The error `tool_result` block, keys in the order of the sample's first block.
+fn block(cx: &RepairCx<'_>, sample: Option<&Tree<'_>>, call: &CallAt, text: &str) -> J {
+    let mut order: Vec<String> = sample
+        .and_then(|t| {
+            let first = t.index(t.path(t.root(), &["message", "content"])?, 0)?;
+            Some(t.members(first).map(|(k, _)| k.into_owned()).collect())
+        })
+        .unwrap_or_default();
+    order.retain(|k| BLOCK.contains(&k.as_str()));
+    for k in BLOCK {
+        if !order.iter().any(|o| o == k) {
+            order.push(k.to_string());
+        }
+    }
+    J::Obj(
+        order
+            .into_iter()
+            .map(|k| {
+                let value = match k.as_str() {
+                    "type" => J::str("tool_result"),
+                    "tool_use_id" => cx.id_token(&call.call),
+                    "content" => J::str(text),
+                    _ => J::Bool(true),
+                };
+                (k, value)
+            })
+            .collect(),
+    )
+}
+
+/// A UUID-shaped id derived from the session, the calling line and the call: the same call
+/// always gets the same placeholder id, so repair stays deterministic.
+fn derive_uuid(holder: &Tree<'_>, call: &CallAt) -> String {
+    let root = holder.root();
+    let field = |k: &str| holder.get_str(root, k).unwrap_or_default().into_owned();
+    let input = format!(
+        "toolmend\0{}\0{}\0{}\0{}",
+        field("sessionId"),
+        field("uuid"),
+        call.slot,
+        call.call.id.as_deref().unwrap_or("")
+    );
+    // FNV-1a, 128 bits.
+    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
+    for b in input.bytes() {
+        h ^= u128::from(b);
+        h = h.wrapping_mul(0x0000000001000000000000000000013B);
+    }
+    // Shape it as a version 8 (custom) UUID with the RFC 4122 variant.
+    h = (h & !(0xf << 76)) | (0x8 << 76);
+    h = (h & !(0x3 << 62)) | (0x2 << 62);
+    let hex = format!("{h:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// A result line of the file to mirror: the conversation's own first, else the first in the
+/// document (a subagent may have none of its own yet).
+fn sample<'a>(cx: &RepairCx<'a>) -> Option<Tree<'a>> {
+    if let Some(tree) = cx.sample_result().and_then(|m| cx.reparse(m)) {
+        return Some(tree);
+    }
+    records(cx, 0).find_map(|(start, end)| {
+        let bytes = &cx.src[start..end];
+        memchr::memmem::find(bytes, b"tool_result")?;
+        let tree = parse(bytes).ok()?;
+        let content = tree.path(tree.root(), &["message", "content"])?;
+        let block = tree.index(content, 0)?;
+        (tree.len(content) == 1 && tree.str_is(block, "type", "tool_result")).then_some(tree)
+    })
+}
+
+/// The span of the `parentUuid` value of the first record after `from` whose parent is
+/// `parent`: the line the placeholders are spliced in front of.
+fn child_link(cx: &RepairCx<'_>, from: usize, parent: &str) -> Option<Span> {
+    // Quick byte search first; escaped spellings are compared after parsing.
+    let needle = parent.as_bytes();
+    let plain = !parent.contains(['\\', '"']) && !parent.chars().any(char::is_control);
+    let next_line = memchr::memchr(b'\n', &cx.src[from..]).map_or(cx.src.len(), |k| from + k + 1);
+    let from = match cx.conv.container {
+        Container::Lines => next_line,
+        _ => from,
+    };
+    records(cx, from).find_map(|(start, end)| {
+        let bytes = &cx.src[start..end];
+        if plain && memchr::memmem::find(bytes, needle).is_none() {
+            return None;
+        }
+        let tree = parse(bytes).ok()?;
+        let link = tree
+            .get(tree.root(), "parentUuid")
+            .filter(|&v| tree.str(v).is_some_and(|p| p == parent))?;
+        Some(Span::new(tree.span(link)).shift(start))
+    })
+}
+
+/// Byte ranges of the records (lines, or array elements) that start at or after `from` (for
+/// lines, `from` is the start of a line).
+fn records<'s>(cx: &RepairCx<'s>, from: usize) -> Box<dyn Iterator<Item = (usize, usize)> + 's> {
+    let src = cx.src;
+    match cx.conv.container {
+        Container::Lines => {
+            let mut at = from;
+            Box::new(std::iter::from_fn(move || {
+                if at >= src.len() {
+                    return None;
+                }
+                let nl = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |k| at + k);
+                let end = if nl > at && src[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                let line = (at, end);
+                at = nl + 1;
+                Some(line)
+            }))
+        }
+        Container::Array { span } => {
+            let Ok(tree) = parse(&src[span.start..span.end]) else {
+                return Box::new(std::iter::empty());
+            };
+            let elements: Vec<(usize, usize)> = tree
+                .children(tree.root())
+                .map(|c| Span::new(tree.span(c)).shift(span.start))
+                .filter(|s| s.start >= from)
+                .map(|s| (s.start, s.end))
+                .collect();
+            Box::new(elements.into_iter())
+        }
+        Container::Scattered => Box::new(std::iter::empty()),
+    }
+}

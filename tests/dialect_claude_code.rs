@@ -1,0 +1,530 @@
+//! Claude Code session logs end to end: detection, threads (sidechains), lint findings, and the
+//! repair pinned byte for byte, checked against the Claude Code rules by an independent strict
+//! checker (also run on the public corpus when `../shared/corpus` exists).
+//!
+//! Set `TOOLMEND_BLESS=1` to rewrite the pinned `*.repaired.jsonl` files.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolmend::lint::{self, Analysed, LintOptions};
+use toolmend::repair::{self, OrphanPolicy, RepairOptions};
+
+const DIR: &str = "tests/fixtures/claude-code";
+const CORPUS: &str = "../shared/corpus/claude-code";
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(Path::new(DIR).join(name)).unwrap()
+}
+
+fn analyse(name: &str, bytes: &[u8]) -> Analysed {
+    lint::analyse(name, bytes, &LintOptions::default())
+}
+
+fn repair_with(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
+    repair::document(bytes, &analyse(name, bytes), options).output
+}
+
+fn repair(name: &str, bytes: &[u8]) -> Vec<u8> {
+    repair_with(name, bytes, &RepairOptions::default())
+}
+
+/// Rule codes of the findings, in reading order.
+fn codes(name: &str, bytes: &[u8]) -> Vec<&'static str> {
+    lint::findings(name, &analyse(name, bytes))
+        .iter()
+        .map(|f| f.code)
+        .collect()
+}
+
+/// Compare with a pinned file (or write it when blessing).
+fn pinned(name: &str, actual: &[u8]) {
+    let path = Path::new(DIR).join(name);
+    if std::env::var_os("TOOLMEND_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read(&path).unwrap();
+    assert!(
+        expected == actual,
+        "{name} differs:\n{}",
+        String::from_utf8_lossy(actual)
+    );
+}
+
+fn lines(bytes: &[u8]) -> Vec<&str> {
+    std::str::from_utf8(bytes)
+        .unwrap()
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+// ---- The strict checker ---------------------------------------------------------------
+
+/// The thread of each line, keyed as Claude Code's subagents are: `agentId`, else the root
+/// reached through sidechain parents; the main chain is `""`.
+fn thread_keys(records: &[Value]) -> Vec<String> {
+    let mut by_uuid: HashMap<&str, String> = HashMap::new();
+    let mut keys = Vec::new();
+    for r in records {
+        let key = if r["isSidechain"] != Value::Bool(true) {
+            String::new()
+        } else if let Some(agent) = r["agentId"].as_str() {
+            format!("agent {agent}")
+        } else if let Some(k) = r["parentUuid"].as_str().and_then(|p| by_uuid.get(p)) {
+            k.clone()
+        } else {
+            format!("root {}", r["uuid"].as_str().unwrap_or(""))
+        };
+        if r["isSidechain"] == Value::Bool(true)
+            && let Some(u) = r["uuid"].as_str()
+        {
+            by_uuid.insert(u, key.clone());
+        }
+        keys.push(key);
+    }
+    keys
+}
+
+/// Claude Code's rules, checked without toolmend's model: in every thread, each `tool_use`
+/// (with an id: id-less blocks are TM006's business) is answered by a `tool_result` before the
+/// next assistant turn (an assistant line with another `message.id`), each result answers an
+/// open call; and every `parentUuid` is null or the `uuid` of a line of the file.
+fn check(bytes: &[u8]) -> Result<(), String> {
+    let records: Vec<Value> = lines(bytes)
+        .iter()
+        .map(|l| serde_json::from_str(l).map_err(|e| format!("bad line: {e}")))
+        .collect::<Result<_, _>>()?;
+    let uuids: HashSet<&str> = records.iter().filter_map(|r| r["uuid"].as_str()).collect();
+    for (i, r) in records.iter().enumerate() {
+        match &r["parentUuid"] {
+            Value::Null => {}
+            Value::String(p) if uuids.contains(p.as_str()) => {}
+            Value::String(p) => return Err(format!("line {}: parent {p} not in the file", i + 1)),
+            other => return Err(format!("line {}: parentUuid is {other}", i + 1)),
+        }
+    }
+    let keys = thread_keys(&records);
+    let mut open: HashMap<&str, Vec<String>> = HashMap::new();
+    let mut turn: HashMap<&str, Option<String>> = HashMap::new();
+    for (i, (r, key)) in records.iter().zip(&keys).enumerate() {
+        let content = r["message"]["content"].as_array();
+        match r["type"].as_str() {
+            Some("assistant") => {
+                let id = r["message"]["id"].as_str().map(String::from);
+                let open_here = open.entry(key).or_default();
+                if turn
+                    .get(key.as_str())
+                    .is_none_or(|t| id.is_none() || *t != id)
+                    && !open_here.is_empty()
+                {
+                    return Err(format!(
+                        "line {}: next turn while {open_here:?} open",
+                        i + 1
+                    ));
+                }
+                turn.insert(key, id);
+                for b in content.into_iter().flatten() {
+                    if b["type"] == "tool_use"
+                        && let Some(id) = b["id"].as_str()
+                    {
+                        open_here.push(id.to_string());
+                    }
+                }
+            }
+            Some("user") => {
+                for b in content.into_iter().flatten() {
+                    if b["type"] != "tool_result" {
+                        continue;
+                    }
+                    let Some(id) = b["tool_use_id"].as_str() else {
+                        continue;
+                    };
+                    let open_here = open.entry(key).or_default();
+                    match open_here.iter().position(|o| o == id) {
+                        Some(at) => {
+                            open_here.remove(at);
+                        }
+                        None => return Err(format!("line {}: result {id} answers nothing", i + 1)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match open.iter().find(|(_, ids)| !ids.is_empty()) {
+        Some((key, ids)) => Err(format!("thread {key:?} ends with {ids:?} open")),
+        None => Ok(()),
+    }
+}
+
+/// The original lines come back in order, plus inserted placeholder lines (new uuids), and
+/// exactly `changed` original lines differ, each only in its `parentUuid` value.
+fn only_parent_changed(before: &[u8], after: &[u8], inserted: usize, changed: usize) {
+    let (old, new) = (lines(before), lines(after));
+    let old_uuids: HashSet<String> = old
+        .iter()
+        .filter_map(|l| {
+            serde_json::from_str::<Value>(l).ok()?["uuid"]
+                .as_str()
+                .map(String::from)
+        })
+        .collect();
+    let (mut i, mut seen_inserted, mut seen_changed) = (0, 0, 0);
+    for line in &new {
+        if i < old.len() && *line == old[i] {
+            i += 1;
+            continue;
+        }
+        let v: Value = serde_json::from_str(line).unwrap();
+        if !old_uuids.contains(v["uuid"].as_str().unwrap_or("")) {
+            seen_inserted += 1;
+            continue;
+        }
+        // A changed original line: the bytes differ only inside the parentUuid string.
+        let (a, b) = (old[i].as_bytes(), line.as_bytes());
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let suffix = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let head = &line[..prefix];
+        let cut = head
+            .rfind("\"parentUuid\":\"")
+            .expect("change outside parentUuid")
+            + 14;
+        assert!(
+            !head[cut..].contains('"'),
+            "change outside parentUuid: {line}"
+        );
+        let tail = &line[line.len() - suffix.min(b.len() - prefix)..];
+        assert!(tail.starts_with('"'), "change outside parentUuid: {line}");
+        let new_parent = &line[cut..line.len() - tail.len()];
+        assert!(!old_uuids.contains(new_parent), "re-parented to a new line");
+        i += 1;
+        seen_changed += 1;
+    }
+    assert_eq!(i, old.len(), "an original line is missing");
+    assert_eq!((seen_inserted, seen_changed), (inserted, changed));
+}
+
+// ---- Fixtures -------------------------------------------------------------------------
+
+/// (fixture, placeholders inserted, original lines re-parented)
+const DANGLING: &[(&str, usize, usize)] = &[
+    ("interrupted.jsonl", 1, 1),
+    ("interrupted-end.jsonl", 1, 0),
+    ("parallel-dangling.jsonl", 2, 1),
+    ("sidechain.jsonl", 1, 1),
+];
+
+const CLEAN: &[&str] = &["clean.jsonl", "parallel.jsonl", "subagent.jsonl"];
+
+#[test]
+fn clean_sessions_have_no_findings_and_stay_untouched() {
+    for name in CLEAN {
+        let bytes = fixture(name);
+        assert!(codes(name, &bytes).is_empty(), "{name}");
+        assert_eq!(repair(name, &bytes), bytes, "{name}");
+        check(&bytes).unwrap();
+    }
+}
+
+#[test]
+fn detection_and_pass_through_lines() {
+    let bytes = fixture("clean.jsonl");
+    let a = analyse("clean.jsonl", &bytes);
+    let conv = &a.doc.conversations[0];
+    assert_eq!(a.doc.conversations.len(), 1);
+    assert_eq!(conv.dialect, "claude-code");
+    assert!(
+        conv.detection
+            .contains("line 3 is a Claude Code session line")
+    );
+    // summary, snapshot, system and queue-operation lines are not messages.
+    assert_eq!(conv.messages.len(), 5);
+    // The two lines of one API message are one model message.
+    assert!(conv.messages[2].continuation);
+    assert_eq!(conv.messages[2].group.as_deref(), Some("msg_01CleanAaaa"));
+}
+
+#[test]
+fn dangling_calls_are_found_where_they_are() {
+    let found = |name: &str| -> Vec<(usize, String)> {
+        let bytes = fixture(name);
+        lint::findings(name, &analyse(name, &bytes))
+            .into_iter()
+            .map(|f| {
+                (
+                    f.line,
+                    format!("{} {}", f.code, f.call_id.unwrap_or_default()),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        found("interrupted.jsonl"),
+        [(4, "TM001 toolu_01IntrBash".to_string())]
+    );
+    let end = found("interrupted-end.jsonl");
+    assert_eq!(end, [(3, "TM001 toolu_01EndDeploy".to_string())]);
+    assert_eq!(
+        found("parallel-dangling.jsonl"),
+        [
+            (3, "TM001 toolu_01ParGlob".to_string()),
+            (4, "TM001 toolu_01ParGrep".to_string())
+        ]
+    );
+    assert_eq!(
+        found("sidechain.jsonl"),
+        [(7, "TM001 toolu_01ShipRead".to_string())]
+    );
+    let bytes = fixture("interrupted-end.jsonl");
+    let f = &lint::findings("x", &analyse("x", &bytes))[0];
+    assert!(f.message.contains("ends right after it"), "{}", f.message);
+    assert!(
+        f.message
+            .contains("`tool_use` ids were found without `tool_result` blocks")
+    );
+}
+
+#[test]
+fn interleaved_subagents_are_separate_conversations() {
+    let bytes = fixture("sidechain.jsonl");
+    let a = analyse("sidechain.jsonl", &bytes);
+    let threads: Vec<(usize, usize)> = a
+        .doc
+        .conversations
+        .iter()
+        .map(|c| (c.messages.len(), c.calls().count()))
+        .collect();
+    // main chain, the payment subagent, the shipping subagent
+    assert_eq!(threads, [(6, 2), (4, 1), (3, 1)]);
+    assert!(!a.doc.conversations[0].detection.contains("thread"));
+    assert!(
+        a.doc.conversations[2]
+            .detection
+            .contains("thread sidechain from 0000003d-")
+    );
+    // Read as one conversation, the interleaving would misplace the payment result (TM003).
+    assert_eq!(codes("sidechain.jsonl", &bytes), ["TM001"]);
+
+    let bytes = fixture("subagent.jsonl");
+    let a = analyse("subagent.jsonl", &bytes);
+    assert_eq!(a.doc.conversations.len(), 1);
+    assert!(
+        a.doc.conversations[0]
+            .detection
+            .contains("thread agent 9c1e7a2")
+    );
+}
+
+#[test]
+fn repairs_are_pinned_checked_and_idempotent() {
+    for &(name, inserted, changed) in DANGLING {
+        let bytes = fixture(name);
+        let once = repair(name, &bytes);
+        pinned(&name.replace(".jsonl", ".repaired.jsonl"), &once);
+        check(&once).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            codes(name, &once).is_empty(),
+            "{name} not clean after repair"
+        );
+        assert_eq!(
+            repair(name, &once),
+            once,
+            "{name}: second repair changed it"
+        );
+        only_parent_changed(&bytes, &once, inserted, changed);
+        assert!(
+            check(&bytes).is_err(),
+            "{name}: the checker misses the defect"
+        );
+    }
+}
+
+#[test]
+fn crlf_lines_stay_crlf() {
+    let crlf = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace('\n', "\r\n")
+            .into_bytes()
+    };
+    let bytes = crlf(&fixture("parallel-dangling.jsonl"));
+    let out = repair("p.jsonl", &bytes);
+    assert_eq!(out, crlf(&fixture("parallel-dangling.repaired.jsonl")));
+}
+
+#[test]
+fn the_checker_and_the_diff_helper_catch_breakage() {
+    let fixed = repair("interrupted.jsonl", &fixture("interrupted.jsonl"));
+    let text = String::from_utf8(fixed.clone()).unwrap();
+    // A parent that is not in the file.
+    let broken = text.replacen(
+        "\"parentUuid\":\"0000000b-",
+        "\"parentUuid\":\"9999999b-",
+        1,
+    );
+    assert!(
+        check(broken.as_bytes())
+            .unwrap_err()
+            .contains("not in the file")
+    );
+    // A result after the next assistant turn.
+    let parallel = String::from_utf8(fixture("parallel.jsonl")).unwrap();
+    let mut lines: Vec<&str> = parallel.lines().collect();
+    let moved = lines.remove(5);
+    lines.push(moved);
+    assert!(
+        check(lines.join("\n").as_bytes())
+            .unwrap_err()
+            .contains("next turn")
+    );
+    // Another byte of an original line changed.
+    let edited = text.replacen("Running the tests.", "Running the tests!", 1);
+    let caught = std::panic::catch_unwind(|| {
+        only_parent_changed(&fixture("interrupted.jsonl"), edited.as_bytes(), 1, 1)
+    });
+    assert!(caught.is_err());
+}
+
+#[test]
+fn placeholder_copies_the_calling_line() {
+    let out = repair("interrupted.jsonl", &fixture("interrupted.jsonl"));
+    let records: Vec<Value> = lines(&out)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (call, p, next) = (&records[3], &records[4], &records[5]);
+    assert_eq!(p["type"], "user");
+    assert_eq!(p["parentUuid"], call["uuid"]);
+    assert_eq!(next["parentUuid"], p["uuid"]);
+    for k in [
+        "sessionId",
+        "cwd",
+        "version",
+        "gitBranch",
+        "userType",
+        "isSidechain",
+        "timestamp",
+    ] {
+        assert_eq!(p[k], call[k], "{k}");
+    }
+    let block = &p["message"]["content"][0];
+    assert_eq!(p["message"]["role"], "user");
+    assert_eq!(block["type"], "tool_result");
+    assert_eq!(block["tool_use_id"], "toolu_01IntrBash");
+    assert_eq!(block["is_error"], true);
+    let uuid = p["uuid"].as_str().unwrap();
+    let shape: Vec<usize> = uuid.split('-').map(str::len).collect();
+    assert_eq!(shape, [8, 4, 4, 4, 12]);
+    assert!(uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()));
+    assert!(p.get("toolmendSynthetic").is_none());
+}
+
+#[test]
+fn synthetic_marker_on_request() {
+    let options = RepairOptions {
+        mark_synthetic: true,
+        ..RepairOptions::default()
+    };
+    let bytes = fixture("parallel-dangling.jsonl");
+    let out = repair_with("p.jsonl", &bytes, &options);
+    let marked = lines(&out)
+        .iter()
+        .filter(|l| l.ends_with(",\"toolmendSynthetic\":true}"))
+        .count();
+    assert_eq!(marked, 2);
+    check(&out).unwrap();
+    assert_eq!(repair_with("p.jsonl", &out, &options), out);
+}
+
+#[test]
+fn orphan_after_compaction_is_reported_and_kept() {
+    let bytes = fixture("orphan.jsonl");
+    let findings = lint::findings("orphan.jsonl", &analyse("orphan.jsonl", &bytes));
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0].code, "TM002");
+    assert!(findings[0].message.contains("unexpected `tool_use_id`"));
+    // Dropping the line would cut the parentUuid chain: no policy touches it.
+    assert!(findings[0].fix.is_none());
+    for orphans in [OrphanPolicy::Keep, OrphanPolicy::Drop, OrphanPolicy::Note] {
+        let options = RepairOptions {
+            orphans,
+            ..RepairOptions::default()
+        };
+        assert_eq!(repair_with("orphan.jsonl", &bytes, &options), bytes);
+    }
+}
+
+#[test]
+fn a_result_after_the_next_turn_is_misplaced_and_not_moved() {
+    // Moving the line in the file would not change the history Claude Code rebuilds from
+    // the parent chain, so no move is offered.
+    let text = String::from_utf8(fixture("parallel.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let moved = lines.remove(5);
+    lines.push(moved);
+    let bytes = lines.join("\n").into_bytes();
+    let findings = lint::findings("m.jsonl", &analyse("m.jsonl", &bytes));
+    let got: Vec<_> = findings
+        .iter()
+        .map(|f| (f.code, f.line, f.fix.is_some()))
+        .collect();
+    assert_eq!(got, [("TM003", 9, false)]);
+    assert_eq!(repair("m.jsonl", &bytes), bytes);
+}
+
+// ---- The public corpus ----------------------------------------------------------------
+
+fn corpus_files() -> Vec<PathBuf> {
+    let Ok(dir) = std::fs::read_dir(CORPUS) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = dir
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn corpus_after_repair_follows_the_claude_code_rules() {
+    for path in corpus_files() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let a = analyse(&name, &bytes);
+        assert!(
+            a.doc
+                .conversations
+                .iter()
+                .all(|c| c.dialect == "claude-code"),
+            "{name}"
+        );
+        let fixed = repair::document(&bytes, &a, &RepairOptions::default());
+        if fixed.changed {
+            assert!(
+                check(&bytes).is_err(),
+                "{name}: the checker misses the defect"
+            );
+        }
+        check(&fixed.output).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(repair(&name, &fixed.output), fixed.output, "{name}");
+        // What is left is only what no repair can fix: calls and results without ids.
+        let left = codes(&name, &fixed.output);
+        assert!(left.iter().all(|c| *c == "TM006"), "{name}: {left:?}");
+        // (placeholders, lines re-parented): turn-1 ends with its dangling call; in
+        // agent-sessions a system line hangs off the calling line.
+        let (inserted, changed) = match name.as_str() {
+            n if n.ends_with("incremental-subagents__turn-1.jsonl") => (1, 0),
+            n if n.starts_with("agent-sessions") => (1, 1),
+            _ => (0, 0),
+        };
+        assert_eq!(fixed.placeholders, inserted, "{name}");
+        only_parent_changed(&bytes, &fixed.output, inserted, changed);
+    }
+}
