@@ -8,6 +8,7 @@ mod gemini;
 mod gemini_cli;
 mod langchain;
 mod openai_chat;
+mod openai_responses;
 mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, Window};
@@ -22,6 +23,7 @@ pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
+pub use openai_responses::OpenAiResponses;
 pub use vercel_ai::VercelAi;
 
 /// A log format's way of writing tool calls and results.
@@ -93,6 +95,7 @@ pub fn all() -> &'static [&'static dyn Dialect] {
     &[
         &ClaudeCode,
         &LangChain,
+        &OpenAiResponses,
         &Gemini,
         &GeminiCli,
         &VercelAi,

@@ -1,0 +1,256 @@
+//! The `openai-responses` dialect through the public API: detection, findings, repairs pinned
+//! byte for byte, idempotence, and the strict adjacent-run rules on every repaired fixture and
+//! on the shared corpus when it is there.
+
+mod responses_support;
+
+use responses_support::{
+    corpus, everything, findings, fixture, items, messages, pinned, repair_with, strict_violations,
+};
+use toolmend::dialect::{Dialect, OpenAiResponses};
+use toolmend::json::parse;
+use toolmend::repair::{OrphanPolicy, RepairOptions};
+
+const DIR: &str = "openai-responses";
+
+fn lint(name: &str) -> Vec<String> {
+    findings(name, &fixture(DIR, name))
+}
+
+fn unchanged_by_default(name: &str) {
+    let input = fixture(DIR, name);
+    assert_eq!(
+        repair_with(name, &input, &RepairOptions::default()),
+        input,
+        "{name}"
+    );
+}
+
+fn strict_after_everything(name: &str) {
+    let out = repair_with(name, &fixture(DIR, name), &everything());
+    let v = strict_violations(&items(&out));
+    assert!(v.is_empty(), "{name}: {v:?}");
+}
+
+#[test]
+fn detected_as_responses_and_chat_is_never_claimed() {
+    for name in ["clean.json", "partial-parallel.jsonl", "reasoning.json"] {
+        assert_eq!(
+            responses_support::dialects(name, &fixture(DIR, name)),
+            ["openai-responses"],
+            "{name}"
+        );
+    }
+    let chat = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]"#;
+    assert_eq!(responses_support::dialects("c.json", chat), ["openai-chat"]);
+    let tree = parse(chat).unwrap();
+    for node in tree.children(tree.root()) {
+        assert_eq!(OpenAiResponses.claims(&tree, node), None);
+    }
+    // An item with a role is a message, never claimed: only call, output, reasoning and server
+    // items are.
+    let message = parse(br#"{"type":"message","role":"assistant","content":[]}"#).unwrap();
+    assert_eq!(OpenAiResponses.claims(&message, message.root()), None);
+}
+
+#[test]
+fn clean_and_self_contained_items_have_no_findings() {
+    for name in ["clean.json", "self-contained.json"] {
+        assert_eq!(lint(name), Vec::<String>::new(), "{name}");
+        unchanged_by_default(name);
+        strict_after_everything(name);
+    }
+}
+
+#[test]
+fn dangling_single_call_gets_its_output_right_after_it() {
+    assert_eq!(lint("dangling.json"), ["TM001@14:call_book"]);
+    let msg = &messages("dangling.json", &fixture(DIR, "dangling.json"))[0];
+    assert!(
+        msg.contains("\"No tool output found for function call call_book.\""),
+        "{msg}"
+    );
+    pinned(
+        DIR,
+        "dangling.json",
+        "dangling.repaired.json",
+        &RepairOptions::default(),
+    );
+    strict_after_everything("dangling.json");
+}
+
+#[test]
+fn partial_parallel_outputs_go_after_the_existing_output() {
+    assert_eq!(
+        lint("partial-parallel.jsonl"),
+        ["TM001@3:call_a", "TM001@5:call_c"]
+    );
+    pinned(
+        DIR,
+        "partial-parallel.jsonl",
+        "partial-parallel.repaired.jsonl",
+        &RepairOptions::default(),
+    );
+    strict_after_everything("partial-parallel.jsonl");
+}
+
+#[test]
+fn orphan_is_reported_and_only_removed_by_policy() {
+    assert_eq!(lint("orphan.json"), ["TM002@7:call_ghost"]);
+    let msg = &messages("orphan.json", &fixture(DIR, "orphan.json"))[0];
+    assert!(
+        msg.contains("No tool call found for function call output with call_id call_ghost."),
+        "{msg}"
+    );
+    unchanged_by_default("orphan.json");
+    pinned(
+        DIR,
+        "orphan.json",
+        "orphan.drop.repaired.json",
+        &everything(),
+    );
+    let note = RepairOptions {
+        orphans: OrphanPolicy::Note,
+        ..RepairOptions::default()
+    };
+    pinned(DIR, "orphan.json", "orphan.note.repaired.json", &note);
+    strict_after_everything("orphan.json");
+}
+
+#[test]
+fn misplaced_output_moves_back_to_its_call() {
+    assert_eq!(lint("misplaced.json"), ["TM003@18:call_ls"]);
+    pinned(
+        DIR,
+        "misplaced.json",
+        "misplaced.repaired.json",
+        &RepairOptions::default(),
+    );
+    strict_after_everything("misplaced.json");
+}
+
+#[test]
+fn duplicate_output_is_reported_and_resolved_by_policy() {
+    assert_eq!(lint("duplicate.jsonl"), ["TM004@4:call_t"]);
+    unchanged_by_default("duplicate.jsonl");
+    pinned(
+        DIR,
+        "duplicate.jsonl",
+        "duplicate.keep-first.repaired.jsonl",
+        &everything(),
+    );
+    strict_after_everything("duplicate.jsonl");
+}
+
+#[test]
+fn ids_reused_across_turns_are_fine_but_not_while_open() {
+    // call_0 twice, each answered in its turn: clean. call_1 twice in one run: the first is
+    // shadowed; its placeholder goes right after it, before the call that reuses the id.
+    assert_eq!(lint("reused-ids.json"), ["TM001@65:call_1"]);
+    pinned(
+        DIR,
+        "reused-ids.json",
+        "reused-ids.repaired.json",
+        &RepairOptions::default(),
+    );
+    strict_after_everything("reused-ids.json");
+}
+
+#[test]
+fn reasoning_items_are_kept_in_place() {
+    assert_eq!(lint("reasoning.json"), ["TM001@13:call_plan"]);
+    let out = pinned(
+        DIR,
+        "reasoning.json",
+        "reasoning.repaired.json",
+        &RepairOptions::default(),
+    );
+    let reasoning = |b: &[u8]| {
+        items(b)
+            .into_iter()
+            .filter(|i| i["type"] == "reasoning")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(reasoning(&out), reasoning(&fixture(DIR, "reasoning.json")));
+    strict_after_everything("reasoning.json");
+}
+
+#[test]
+fn every_call_kind_gets_its_own_output_type() {
+    assert_eq!(
+        lint("all-kinds.json"),
+        [
+            "TM001@14:call_custom",
+            "TM001@21:call_computer",
+            "TM001@31:call_local",
+            "TM001@44:call_shell",
+            "TM001@55:call_patch",
+            "TM001@65:call_search",
+            "TM001@75:call_program",
+            "TM001@82:mcpr_j1",
+        ]
+    );
+    let out = pinned(
+        DIR,
+        "all-kinds.json",
+        "all-kinds.repaired.json",
+        &RepairOptions::default(),
+    );
+    let types: Vec<String> = items(&out)
+        .iter()
+        .filter_map(|i| i["type"].as_str())
+        .filter(|t| t.ends_with("_output") || t.ends_with("_response"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "function_call_output",
+            "custom_tool_call_output",
+            "computer_call_output",
+            "local_shell_call_output",
+            "shell_call_output",
+            "apply_patch_call_output",
+            "tool_search_output",
+            "program_output",
+            "mcp_approval_response",
+        ]
+    );
+    strict_after_everything("all-kinds.json");
+}
+
+#[test]
+fn outputs_of_a_stored_conversation_are_not_orphans() {
+    assert_eq!(lint("stored-conversation.json"), Vec::<String>::new());
+    // Without `previous_response_id` the same outputs answer nothing.
+    let text = String::from_utf8(fixture(DIR, "stored-conversation.json")).unwrap();
+    let full = text.replace("\"resp_123\"", "null");
+    assert_eq!(
+        findings("full.json", full.as_bytes()),
+        ["TM002@5:call_prev_1", "TM002@10:call_prev_2"]
+    );
+}
+
+#[test]
+fn placeholder_template_is_used() {
+    let options = RepairOptions {
+        placeholder: "cancelled {name} ({id})".into(),
+        ..RepairOptions::default()
+    };
+    let out = repair_with("dangling.json", &fixture(DIR, "dangling.json"), &options);
+    let last = items(&out).pop().unwrap();
+    assert_eq!(last["output"], "cancelled book_table (call_book)");
+}
+
+#[test]
+fn corpus_is_strict_after_repair() {
+    let Some(files) = corpus(DIR) else { return };
+    for path in files {
+        let name = path.to_string_lossy().into_owned();
+        let input = std::fs::read(&path).unwrap();
+        let out = repair_with(&name, &input, &everything());
+        assert_eq!(repair_with(&name, &out, &everything()), out, "{name}");
+        let v = strict_violations(&items(&out));
+        assert!(v.is_empty(), "{name}: {v:?}");
+    }
+}
