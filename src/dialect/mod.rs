@@ -4,6 +4,7 @@
 mod anthropic;
 mod bedrock;
 mod claude_code;
+mod codex;
 mod gemini;
 mod gemini_cli;
 mod langchain;
@@ -19,6 +20,7 @@ use crate::repair::{Edit, RepairCx};
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
 pub use claude_code::ClaudeCode;
+pub use codex::CodexRollout;
 pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;
 pub use langchain::LangChain;
@@ -88,11 +90,13 @@ impl std::fmt::Debug for dyn Dialect {
 /// thread of each line id).
 pub type ThreadMemory = std::collections::HashMap<String, String>;
 
-/// Every dialect, in detection priority order. Claude Code's line envelopes come first;
-/// Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
+/// Every dialect, in detection priority order. Codex's and Claude Code's line envelopes come
+/// first; Responses items (typed call/output items without a `role`) before the role-based
+/// dialects; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
 /// `tool_use`/`tool_result`, and both before OpenAI chat.
 pub fn all() -> &'static [&'static dyn Dialect] {
     &[
+        &CodexRollout,
         &ClaudeCode,
         &LangChain,
         &OpenAiResponses,
