@@ -254,3 +254,31 @@ fn corpus_is_strict_after_repair() {
         assert!(v.is_empty(), "{name}: {v:?}");
     }
 }
+
+#[test]
+fn strict_checker_flags_every_broken_fixture() {
+    assert_eq!(
+        strict_violations(&items(&fixture(DIR, "clean.json"))),
+        Vec::<String>::new()
+    );
+    for (name, want) in [
+        ("dangling.json", "call call_book has no output"),
+        (
+            "partial-parallel.jsonl",
+            "item 6 (message) comes between calls",
+        ),
+        (
+            "orphan.json",
+            "item 1: output for call_ghost has no call before it",
+        ),
+        ("misplaced.json", "item 2 (message) comes between calls"),
+        ("duplicate.jsonl", "item 3: second output for call_t"),
+        (
+            "reused-ids.json",
+            "item 10: call id call_1 reused while open",
+        ),
+    ] {
+        let v = strict_violations(&items(&fixture(DIR, name)));
+        assert!(v.iter().any(|m| m.starts_with(want)), "{name}: {v:?}");
+    }
+}

@@ -2,8 +2,6 @@
 //! pinned expected files, and a strict-rules checker for Responses item lists that is written
 //! independently of the library (plain serde_json).
 
-#![allow(dead_code)]
-
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
