@@ -282,3 +282,19 @@ fn strict_checker_flags_every_broken_fixture() {
         assert!(v.iter().any(|m| m.starts_with(want)), "{name}: {v:?}");
     }
 }
+
+#[test]
+fn a_file_with_sorted_keys_gets_sorted_placeholders() {
+    // No output to copy: the calling items' sorted keys decide, nested objects included.
+    assert_eq!(
+        lint("sorted-dangling.json"),
+        ["TM001@7:call_track", "TM001@14:call_screen"]
+    );
+    pinned(
+        DIR,
+        "sorted-dangling.json",
+        "sorted-dangling.repaired.json",
+        &RepairOptions::default(),
+    );
+    strict_after_everything("sorted-dangling.json");
+}

@@ -22,7 +22,8 @@
 //! Pairing is by id alone: an output of another type with the same id answers the call.
 //!
 //! Placeholders: the matching output item, `call_id` copied verbatim, keys in the order of the
-//! file's own output items (same type first, else any). The text goes in `output` (function,
+//! file's own output items (same type first, else any), all sorted when the file sorts its keys
+//! (judged on those outputs, else on the calling item). The text goes in `output` (function,
 //! custom tool and local shell outputs), in `stderr` of one chunk with `exit_code` 1
 //! (`shell_call_output`, whose `output` is a list of chunks), in `output` with `status:
 //! "failed"` (`apply_patch_call_output`), in `result` with `status: "incomplete"`
@@ -277,10 +278,17 @@ impl Dialect for OpenAiResponses {
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let text = note_text(cx, msg, false)?;
-        Some(J::obj([
-            ("role", J::str("user")),
-            ("content", J::str(text)),
-        ]))
+        let note = J::obj([("role", J::str("user")), ("content", J::str(text))]);
+        let tree = cx.reparse(msg)?;
+        let keys: Vec<String> = tree
+            .members(tree.root())
+            .map(|(k, _)| k.into_owned())
+            .collect();
+        Some(if keys_sorted(&keys) {
+            sort_keys(note)
+        } else {
+            note
+        })
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
@@ -342,6 +350,14 @@ fn sample_order(cx: &RepairCx<'_>, out: &str, payload: bool) -> Option<Vec<Strin
 pub(crate) fn output_item(cx: &RepairCx<'_>, call: &CallAt, out: &str, payload: bool) -> J {
     let c = &call.call;
     let text = || J::str(cx.text(c));
+    let holder_tree = cx
+        .conv
+        .messages
+        .get(call.holder)
+        .and_then(|m| cx.reparse(m));
+    let holder = holder_tree
+        .as_ref()
+        .and_then(|t| item_of(t, payload).map(|i| (t, i)));
     let id_key = match out {
         "mcp_approval_response" => "approval_request_id",
         _ => "call_id",
@@ -371,17 +387,9 @@ pub(crate) fn output_item(cx: &RepairCx<'_>, call: &CallAt, out: &str, payload: 
         )],
         "apply_patch_call_output" => vec![("status", J::str("failed")), ("output", text())],
         "tool_search_output" => {
-            let execution = cx
-                .conv
-                .messages
-                .get(call.holder)
-                .and_then(|m| cx.reparse(m))
-                .and_then(|t| {
-                    item_of(&t, payload)
-                        .and_then(|i| t.get_str(i, "execution"))
-                        .map(|s| s.into_owned())
-                })
-                .unwrap_or_else(|| "client".into());
+            let execution = holder
+                .and_then(|(t, i)| t.get_str(i, "execution"))
+                .map_or_else(|| "client".into(), |s| s.into_owned());
             vec![
                 ("status", J::str("completed")),
                 ("execution", J::str(execution)),
@@ -393,14 +401,46 @@ pub(crate) fn output_item(cx: &RepairCx<'_>, call: &CallAt, out: &str, payload: 
         _ => vec![("output", text())],
     };
     fields.extend(rest.into_iter().map(|(k, v)| (k.to_string(), v)));
-    if let Some(order) = sample_order(cx, out, payload) {
+    let order = sample_order(cx, out, payload);
+    // A file written with sorted keys: judged on its outputs, else on the calling item.
+    let sorted = match &order {
+        Some(keys) => keys_sorted(keys),
+        None => holder.is_some_and(|(t, i)| {
+            keys_sorted(
+                &t.members(i)
+                    .map(|(k, _)| k.into_owned())
+                    .collect::<Vec<_>>(),
+            )
+        }),
+    };
+    if let Some(order) = &order {
         let has = |k: &str| order.iter().any(|o| o == k);
         if out == "local_shell_call_output" && has("id") && !has("call_id") {
             fields[1].0 = "id".into();
         }
         fields.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
     }
-    J::Obj(fields)
+    if sorted {
+        sort_keys(J::Obj(fields))
+    } else {
+        J::Obj(fields)
+    }
+}
+
+fn keys_sorted(keys: &[String]) -> bool {
+    keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// `value` with the keys of every object in sorted order (as `sort_keys=True` writes them).
+fn sort_keys(value: J) -> J {
+    match value {
+        J::Obj(mut fields) => {
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            J::Obj(fields.into_iter().map(|(k, v)| (k, sort_keys(v))).collect())
+        }
+        J::Arr(items) => J::Arr(items.into_iter().map(sort_keys).collect()),
+        other => other,
+    }
 }
 
 /// The text of an orphan output turned into a note, keeping its content.
