@@ -43,6 +43,9 @@ pub struct ResultAt {
     pub message: usize,
     /// Position of the result within its message.
     pub slot: usize,
+    /// The message holding the result carries no calls (so the result could be moved as one
+    /// message).
+    pub alone: bool,
     /// The result.
     pub result: ToolResult,
 }
@@ -142,6 +145,59 @@ impl Defect {
     }
 }
 
+/// What the walk remembers of an answered call, to report a later duplicate result.
+#[derive(Debug, Clone)]
+struct Closed {
+    message: usize,
+    holder: usize,
+    slot: usize,
+    name: Option<String>,
+    first_message: usize,
+    first_slot: usize,
+    first_alone: bool,
+    first_whole: bool,
+}
+
+impl Closed {
+    fn new(call: &CallAt, first: &ResultAt) -> Closed {
+        Closed {
+            message: call.message,
+            holder: call.holder,
+            slot: call.slot,
+            name: call.call.name.clone(),
+            first_message: first.message,
+            first_slot: first.slot,
+            first_alone: first.alone,
+            first_whole: first.result.whole_message,
+        }
+    }
+
+    /// The call and first result, as far as a duplicate-result finding needs them.
+    fn parts(&self, id: &str) -> (CallAt, ResultAt) {
+        let call = CallAt {
+            message: self.message,
+            holder: self.holder,
+            slot: self.slot,
+            call: Call {
+                id: Some(id.to_string()),
+                name: self.name.clone(),
+                ..Call::default()
+            },
+        };
+        let first = ResultAt {
+            message: self.first_message,
+            slot: self.first_slot,
+            alone: self.first_alone,
+            result: ToolResult {
+                id: Some(id.to_string()),
+                whole_message: self.first_whole,
+                ..ToolResult::default()
+            },
+        };
+        (call, first)
+    }
+}
+
 /// Options of the walk.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WalkOptions {
@@ -156,8 +212,8 @@ pub struct Walker {
     options: WalkOptions,
     /// Open calls per id; calls of one message are answered first-in first-out.
     open: HashMap<String, VecDeque<CallAt>>,
-    /// The call and result that last closed each id.
-    closed: HashMap<String, (CallAt, ResultAt)>,
+    /// The call and result that last closed each id (kept small: one entry per id seen).
+    closed: HashMap<String, Closed>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: HashMap<String, VecDeque<ResultAt>>,
     /// The model messages whose answer windows are open.
@@ -215,7 +271,7 @@ impl Walker {
             self.owners.clear();
         }
         for (slot, result) in msg.results.iter().enumerate() {
-            self.result(msg.index, slot, result);
+            self.result(msg.index, slot, msg.calls.is_empty(), result);
         }
         let calling = group_owner.unwrap_or(msg.index);
         let mut seen_here: HashMap<&str, usize> = HashMap::new();
@@ -266,12 +322,13 @@ impl Walker {
                     }
                 }
             }
-            if let Some(result) = self.pending.get_mut(id).and_then(VecDeque::pop_front) {
+            if let Some(result) = take_front(&mut self.pending, id) {
                 self.defects.push(Defect::Orphan {
                     result: result.clone(),
                     later_call: Some(at.clone()),
                 });
-                self.closed.insert(id.to_string(), (at, result));
+                self.closed
+                    .insert(id.to_string(), Closed::new(&at, &result));
                 continue;
             }
             self.open.entry(id.to_string()).or_default().push_back(at);
@@ -282,30 +339,30 @@ impl Walker {
         }
     }
 
-    fn result(&mut self, at: usize, slot: usize, result: &ToolResult) {
+    fn result(&mut self, at: usize, slot: usize, alone: bool, result: &ToolResult) {
         let here = ResultAt {
             message: at,
             slot,
+            alone,
             result: result.clone(),
         };
         let Some(id) = result.id.as_deref().filter(|id| !id.is_empty()) else {
             self.defects.push(Defect::MissingResultId { result: here });
             return;
         };
-        if let Some(call) = self.open.get_mut(id).and_then(VecDeque::pop_front) {
+        if let Some(call) = take_front(&mut self.open, id) {
+            self.closed
+                .insert(id.to_string(), Closed::new(&call, &here));
             if !self.in_window(call.message, at, result) {
-                self.defects.push(Defect::Misplaced {
-                    call: call.clone(),
-                    result: here.clone(),
-                });
+                self.defects.push(Defect::Misplaced { call, result: here });
             }
-            self.closed.insert(id.to_string(), (call, here));
             return;
         }
-        if let Some((call, first)) = self.closed.get(id) {
+        if let Some(closed) = self.closed.get(id) {
+            let (call, first) = closed.parts(id);
             self.defects.push(Defect::DuplicateResult {
-                call: call.clone(),
-                first: first.clone(),
+                call,
+                first,
                 result: here,
             });
             return;
@@ -344,6 +401,17 @@ impl Walker {
         self.defects.sort_by_key(Defect::sort_key);
         self.defects
     }
+}
+
+/// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only
+/// what is open or pending).
+fn take_front<T>(map: &mut HashMap<String, VecDeque<T>>, id: &str) -> Option<T> {
+    let queue = map.get_mut(id)?;
+    let front = queue.pop_front();
+    if queue.is_empty() {
+        map.remove(id);
+    }
+    front
 }
 
 /// Walk a whole conversation.

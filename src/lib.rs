@@ -19,3 +19,4 @@ pub mod render;
 pub mod repair;
 pub mod rules;
 pub mod simulate;
+pub mod stream;

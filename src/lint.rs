@@ -121,13 +121,44 @@ pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
         .collect();
     for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
         let d = dialect_of(conv);
-        out.extend(defects.iter().map(|defect| describe(path, conv, d, defect)));
+        let info = ConvInfo::of(conv);
+        out.extend(
+            defects
+                .iter()
+                .map(|defect| describe(path, &info, d, defect)),
+        );
     }
     out.sort_by_key(|f| (f.line, f.column, f.rule));
     out
 }
 
-fn place(f: &mut Finding, pos: &Pos, conv: &Conversation, message: usize) {
+/// What describing a defect needs to know about its conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvInfo {
+    /// Index of the conversation in its document.
+    pub index: usize,
+    /// Index of the last message that is not the continuation of an earlier one.
+    pub last_turn: usize,
+    /// Gathered by `--at` from several places: analysed, never repaired.
+    pub scattered: bool,
+}
+
+impl ConvInfo {
+    /// The facts about `conv`.
+    pub fn of(conv: &Conversation) -> ConvInfo {
+        ConvInfo {
+            index: conv.index,
+            last_turn: conv
+                .messages
+                .iter()
+                .rposition(|m| !m.continuation)
+                .unwrap_or(0),
+            scattered: conv.container == crate::model::Container::Scattered,
+        }
+    }
+}
+
+fn place(f: &mut Finding, pos: &Pos, conv: &ConvInfo, message: usize) {
     f.line = pos.line;
     f.column = pos.column;
     f.pointer = pos.pointer.clone();
@@ -135,13 +166,7 @@ fn place(f: &mut Finding, pos: &Pos, conv: &Conversation, message: usize) {
     f.message_index = Some(message);
 }
 
-fn from_call(
-    rule: Rule,
-    path: &str,
-    conv: &Conversation,
-    call: &CallAt,
-    message: String,
-) -> Finding {
+fn from_call(rule: Rule, path: &str, conv: &ConvInfo, call: &CallAt, message: String) -> Finding {
     let mut f = Finding::new(rule, path, message);
     place(&mut f, &call.call.pos, conv, call.holder);
     f.tool_name = call.call.name.clone();
@@ -149,13 +174,7 @@ fn from_call(
     f
 }
 
-fn from_result(
-    rule: Rule,
-    path: &str,
-    conv: &Conversation,
-    r: &ResultAt,
-    message: String,
-) -> Finding {
+fn from_result(rule: Rule, path: &str, conv: &ConvInfo, r: &ResultAt, message: String) -> Finding {
     let mut f = Finding::new(rule, path, message);
     place(&mut f, &r.result.pos, conv, r.message);
     f.tool_name = r.result.name.clone();
@@ -177,21 +196,17 @@ fn quoted(s: Option<&str>) -> String {
     }
 }
 
-fn describe(path: &str, conv: &Conversation, dialect: &dyn Dialect, d: &Defect) -> Finding {
+/// Describe one defect as a finding.
+pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) -> Finding {
     let provider = dialect
         .provider_error(d)
         .map(|p| format!(". {p}"))
         .unwrap_or_default();
-    let movable =
-        |r: &ResultAt| r.result.whole_message && conv.messages[r.message].calls.is_empty();
+    let movable = |r: &ResultAt| r.result.whole_message && r.alone;
     let mut f = match d {
         Defect::Dangling { call, cause } => {
             let why = match cause {
-                DanglingCause::NoResult
-                    if conv.messages[call.holder + 1..]
-                        .iter()
-                        .all(|m| m.continuation) =>
-                {
+                DanglingCause::NoResult if conv.last_turn <= call.holder => {
                     "the conversation ends right after it (interrupted run)".to_string()
                 }
                 DanglingCause::NoResult => "no result answers it".to_string(),
@@ -349,7 +364,7 @@ fn describe(path: &str, conv: &Conversation, dialect: &dyn Dialect, d: &Defect) 
             format!("tool result has no call id{provider}"),
         ),
     };
-    if conv.container == crate::model::Container::Scattered {
+    if conv.scattered {
         f.fix = None;
     }
     f

@@ -2,11 +2,17 @@
 
 use std::io::{BufWriter, Write};
 
-use anyhow::{Result, anyhow};
+use std::collections::BTreeMap;
 
-use toolmend::lint::{self, ToolStats};
+use anyhow::{Context, Result, anyhow};
+
+use toolmend::finding::Finding;
+use toolmend::lint::{self, LintOptions, ToolStats};
+use toolmend::read::Format;
 use toolmend::render::{self, Totals};
 use toolmend::rules::{self, Rule};
+use toolmend::simulate::ToolSets;
+use toolmend::stream;
 
 use super::args::LintArgs;
 use super::{Status, inputs, lint_options, report_errors, stdout_color, tool_sets};
@@ -24,51 +30,30 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let (inputs, mut errors) = inputs::expand(&a.input.paths);
     let mut findings = Vec::new();
     let mut totals = Totals::default();
-    let mut stats: std::collections::BTreeMap<String, ToolStats> = Default::default();
+    let mut stats: BTreeMap<String, ToolStats> = Default::default();
     for input in &inputs {
-        let loaded = match inputs::load(input) {
-            Ok(l) => l,
+        let one = match check(input, &options, hitl.as_ref()) {
+            Ok(one) => one,
             Err(e) => {
                 errors.push(e);
                 continue;
             }
         };
-        let analysed = lint::analyse(&input.name, &loaded.bytes, &options);
         totals.files += 1;
-        totals.conversations += analysed.doc.conversations.len();
-        totals.calls += analysed.calls_checked;
+        totals.conversations += one.conversations;
+        totals.calls += one.calls;
         if a.explain_detection {
-            for note in &analysed.doc.notes {
-                eprintln!("{}: {note}", input.name);
-            }
-            for c in &analysed.doc.conversations {
-                eprintln!(
-                    "{}: conversation {} at `{}`: {} ({} messages) — {}",
-                    input.name,
-                    c.index,
-                    c.pointer,
-                    c.dialect,
-                    c.messages.len(),
-                    c.detection
-                );
+            for line in &one.detections {
+                eprintln!("{}: {line}", input.name);
             }
         }
-        for (tool, s) in lint::tool_stats(&analysed) {
+        for (tool, s) in one.stats {
             let e = stats.entry(tool).or_default();
             e.calls += s.calls;
             e.dangling += s.dangling;
         }
-        let mut found = lint::findings(&input.name, &analysed);
-        if let Some(sets) = &hitl {
-            found.extend(toolmend::batches::hitl_findings(
-                &input.name,
-                &analysed,
-                sets,
-            ));
-            found.sort_by_key(|f| (f.line, f.column, f.rule));
-        }
         findings.extend(
-            found
+            one.findings
                 .into_iter()
                 .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
         );
@@ -89,5 +74,89 @@ pub fn run(a: LintArgs) -> Result<Status> {
         Status::Findings
     } else {
         Status::Clean
+    })
+}
+
+/// What linting one input gave.
+struct One {
+    findings: Vec<Finding>,
+    conversations: usize,
+    calls: usize,
+    stats: BTreeMap<String, ToolStats>,
+    detections: Vec<String>,
+}
+
+/// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
+/// needs the whole file (`--tail`, `--profile`, TM008).
+fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) -> Result<One> {
+    let lines = match options.read.format {
+        Some(f) => f == Format::Lines,
+        None => {
+            input.path.is_some() && {
+                let name = input.name.to_ascii_lowercase();
+                name.ends_with(".jsonl") || name.ends_with(".ndjson")
+            }
+        }
+    };
+    if lines && hitl.is_none() && options.tail.is_none() && !options.deerflow {
+        let report = match &input.path {
+            Some(p) => {
+                let file = std::fs::File::open(p)
+                    .with_context(|| format!("{}: cannot read", p.display()))?;
+                stream::lint_lines(
+                    &input.name,
+                    std::io::BufReader::with_capacity(1 << 16, file),
+                    options,
+                )
+                .with_context(|| format!("{}: cannot read", p.display()))?
+            }
+            None => stream::lint_lines(&input.name, std::io::stdin().lock(), options)
+                .context("cannot read standard input")?,
+        };
+        let mut detections: Vec<String> = report
+            .detections
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("conversation {i} at {d}"))
+            .collect();
+        if report.conversations == 0 && report.findings.is_empty() {
+            detections.push("no conversation found (give its place with --at POINTER)".into());
+        }
+        return Ok(One {
+            findings: report.findings,
+            conversations: report.conversations,
+            calls: report.calls_checked,
+            stats: report.stats,
+            detections,
+        });
+    }
+    let loaded = inputs::load(input)?;
+    let analysed = lint::analyse(&input.name, &loaded.bytes, options);
+    let mut detections = analysed.doc.notes.clone();
+    detections.extend(analysed.doc.conversations.iter().map(|c| {
+        format!(
+            "conversation {} at `{}`: {} ({} messages) — {}",
+            c.index,
+            c.pointer,
+            c.dialect,
+            c.messages.len(),
+            c.detection
+        )
+    }));
+    let mut findings = lint::findings(&input.name, &analysed);
+    if let Some(sets) = hitl {
+        findings.extend(toolmend::batches::hitl_findings(
+            &input.name,
+            &analysed,
+            sets,
+        ));
+        findings.sort_by_key(|f| (f.line, f.column, f.rule));
+    }
+    Ok(One {
+        findings,
+        conversations: analysed.doc.conversations.len(),
+        calls: analysed.calls_checked,
+        stats: lint::tool_stats(&analysed),
+        detections,
     })
 }

@@ -1,0 +1,373 @@
+//! JSON Lines: one message (or event) per line, or one whole conversation per line. Lines are
+//! fed one at a time to a [`LinesReader`], which hands what it reads to a [`LineSink`]: either
+//! collected into conversations (for repair), or walked as they stream by (for lint), so memory
+//! follows the longest line, not the file.
+
+use std::io::{self, BufRead};
+
+use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
+use crate::json::{NodeBuf, parse_into};
+use crate::locate;
+use crate::model::{Container, Conversation, Message};
+
+use super::{Builder, Problem, ReadDoc, ReadOptions, read_found};
+
+/// Receives what the lines of one file hold.
+pub trait LineSink {
+    /// A message of the file's message-per-line conversation, in thread `thread`
+    /// (`None`: the main thread), read as `dialect`.
+    fn message(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, m: Message);
+    /// A whole conversation held by one line.
+    fn conversation(&mut self, conv: Conversation);
+    /// A line that could not be read (TM007).
+    fn problem(&mut self, problem: Problem);
+}
+
+/// Reads JSON Lines one line at a time.
+#[derive(Debug)]
+pub struct LinesReader<'o> {
+    options: &'o ReadOptions,
+    buf: NodeBuf,
+    /// Message lines that came before any line told the dialect: (number, start, bytes).
+    pending: Vec<(usize, usize, Vec<u8>)>,
+    chosen: Option<(&'static dyn Dialect, String)>,
+    memory: ThreadMemory,
+    saw_message_line: bool,
+    line_conversations: usize,
+}
+
+impl<'o> LinesReader<'o> {
+    /// A reader with the given options.
+    pub fn new(options: &'o ReadOptions) -> LinesReader<'o> {
+        LinesReader {
+            options,
+            buf: NodeBuf::default(),
+            pending: Vec::new(),
+            chosen: options
+                .dialect
+                .map(|d| (d, "given by --dialect".to_string())),
+            memory: ThreadMemory::default(),
+            saw_message_line: false,
+            line_conversations: 0,
+        }
+    }
+
+    /// Read line `number`, whose text (line ending removed) starts at byte `start` of the file.
+    /// `too_long` is the length of a line that was not kept because it is over the limit;
+    /// `last` says no other line follows.
+    pub fn line(
+        &mut self,
+        number: usize,
+        start: usize,
+        text: &[u8],
+        too_long: Option<usize>,
+        last: bool,
+        sink: &mut dyn LineSink,
+    ) {
+        let (text, start) = match text.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) if start == 0 => (rest, 3),
+            _ => (text, start),
+        };
+        if let Some(len) = too_long {
+            sink.problem(Problem {
+                offset: start,
+                line: number,
+                column: 1,
+                message: format!(
+                    "line is {len} bytes, over the --max-line-bytes limit of {}; not analysed, kept as it is",
+                    self.options.max_line_bytes
+                ),
+            });
+            return;
+        }
+        if text.iter().all(|b| b.is_ascii_whitespace()) {
+            return;
+        }
+        let tree = match parse_into(text, &mut self.buf) {
+            Ok(t) => t,
+            Err(e) => {
+                let (_, column) = crate::json::line_col(text, e.offset);
+                let what = if last && e.message.contains("truncated") {
+                    "truncated final line"
+                } else {
+                    "invalid JSON"
+                };
+                sink.problem(Problem {
+                    offset: start + e.offset,
+                    line: number,
+                    column,
+                    message: format!("{what}: {}", e.message),
+                });
+                return;
+            }
+        };
+        let root = tree.root();
+        let cursor = Cursor::default();
+        let cx = ReadCx {
+            base: start,
+            line: number,
+            pointer: String::new(),
+            cursor: &cursor,
+        };
+        if locate::is_conversation(&tree, root) {
+            let found = match &self.options.at {
+                Some(at) => locate::at(&tree, root, at).unwrap_or_default(),
+                None => locate::auto(&tree, root),
+            };
+            for f in found {
+                let mut conv = read_found(&tree, &f, &cx, self.options, self.line_conversations);
+                self.line_conversations += 1;
+                conv.detection = format!("line {number}: {}", conv.detection);
+                sink.conversation(conv);
+            }
+            self.buf = tree.into_buf();
+            return;
+        }
+        self.saw_message_line = true;
+        if self.chosen.is_none() {
+            self.chosen = dialect::all().iter().find_map(|d| {
+                d.claims(&tree, root)
+                    .map(|why| (*d, format!("line {number} is {why}")))
+            });
+        }
+        match self.chosen {
+            None => self.pending.push((number, start, text.to_vec())),
+            Some((d, _)) => {
+                self.flush_pending(d, sink);
+                let thread = d.thread(&tree, root, &mut self.memory);
+                if let Some(m) = d.read(&tree, root, &cx) {
+                    sink.message(d, thread, m);
+                }
+            }
+        }
+        self.buf = tree.into_buf();
+    }
+
+    /// Read the lines that waited for the dialect to be known.
+    fn flush_pending(&mut self, d: &'static dyn Dialect, sink: &mut dyn LineSink) {
+        let mut buf = NodeBuf::default();
+        for (number, start, text) in std::mem::take(&mut self.pending) {
+            let Ok(tree) = parse_into(&text, &mut buf) else {
+                continue;
+            };
+            let cursor = Cursor::default();
+            let cx = ReadCx {
+                base: start,
+                line: number,
+                pointer: String::new(),
+                cursor: &cursor,
+            };
+            let thread = d.thread(&tree, tree.root(), &mut self.memory);
+            if let Some(m) = d.read(&tree, tree.root(), &cx) {
+                sink.message(d, thread, m);
+            }
+            buf = tree.into_buf();
+        }
+    }
+
+    /// End of file: the dialect of the message lines (if any) and why it was chosen.
+    pub fn finish(mut self, sink: &mut dyn LineSink) -> Option<(&'static dyn Dialect, String)> {
+        if !self.saw_message_line {
+            return None;
+        }
+        let (d, why) = self.chosen.take().unwrap_or((
+            dialect::fallback(),
+            "no tool calls or results found; read as plain role/content messages".into(),
+        ));
+        self.flush_pending(d, sink);
+        Some((d, why))
+    }
+}
+
+/// Collects messages per thread and line conversations into a [`ReadDoc`].
+#[derive(Debug, Default)]
+struct Collect {
+    threads: Vec<(Option<String>, Builder)>,
+    doc: ReadDoc,
+}
+
+impl LineSink for Collect {
+    fn message(&mut self, _: &'static dyn Dialect, thread: Option<String>, m: Message) {
+        let at = match self.threads.iter().position(|(k, _)| *k == thread) {
+            Some(i) => i,
+            None => {
+                self.threads.push((thread, Builder::default()));
+                self.threads.len() - 1
+            }
+        };
+        self.threads[at].1.push(m);
+    }
+
+    fn conversation(&mut self, conv: Conversation) {
+        self.doc.conversations.push(conv);
+    }
+
+    fn problem(&mut self, problem: Problem) {
+        self.doc.problems.push(problem);
+    }
+}
+
+/// Read a whole JSON Lines document held in memory.
+pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    let mut reader = LinesReader::new(options);
+    let mut sink = Collect::default();
+    let mut start = 0;
+    let mut number = 0;
+    while start < bytes.len() {
+        number += 1;
+        let nl = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k);
+        let end = if nl > start && bytes[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        let last = bytes[nl.min(bytes.len())..]
+            .iter()
+            .all(|b| b.is_ascii_whitespace());
+        let text = &bytes[start..end];
+        let too_long = (options.max_line_bytes > 0 && text.len() > options.max_line_bytes)
+            .then_some(text.len());
+        reader.line(number, start, text, too_long, last, &mut sink);
+        start = nl + 1;
+    }
+    if let Some((d, why)) = reader.finish(&mut sink) {
+        let mut threads = std::mem::take(&mut sink.threads);
+        if threads.is_empty() {
+            threads.push((None, Builder::default()));
+        }
+        for (k, (thread, builder)) in threads.into_iter().enumerate() {
+            let which = match thread {
+                Some(t) => format!("one message per line, thread {t}"),
+                None => "one message per line".into(),
+            };
+            sink.doc.conversations.insert(
+                k,
+                Conversation {
+                    index: 0,
+                    dialect: d.name(),
+                    detection: format!("{which}; {why}"),
+                    pointer: String::new(),
+                    container: Container::Lines,
+                    messages: builder.messages,
+                },
+            );
+        }
+    }
+    for (i, c) in sink.doc.conversations.iter_mut().enumerate() {
+        c.index = i;
+    }
+    sink.doc
+}
+
+/// Split a stream into lines without keeping more than `max` bytes of any line (0: no limit):
+/// calls `f(number, start, text, too_long, last)` for each line, its line ending removed.
+pub fn each_line_from<R: BufRead>(
+    mut reader: R,
+    max: usize,
+    mut f: impl FnMut(usize, usize, &[u8], Option<usize>, bool),
+) -> io::Result<()> {
+    let mut line: Vec<u8> = Vec::new();
+    let mut len = 0usize;
+    let mut start = 0usize;
+    let mut offset = 0usize;
+    let mut number = 0usize;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            if len > 0 {
+                number += 1;
+                emit(&mut f, number, start, &line, len, max, true);
+            }
+            return Ok(());
+        }
+        let (take, ends) = match memchr::memchr(b'\n', chunk) {
+            Some(k) => (k + 1, true),
+            None => (chunk.len(), false),
+        };
+        let body = if ends {
+            &chunk[..take - 1]
+        } else {
+            &chunk[..take]
+        };
+        if max == 0 || line.len() < max + 1 {
+            let room = if max == 0 {
+                body.len()
+            } else {
+                (max + 1 - line.len()).min(body.len())
+            };
+            line.extend_from_slice(&body[..room]);
+        }
+        len += body.len();
+        reader.consume(take);
+        offset += take;
+        if ends {
+            number += 1;
+            let at_end = reader.fill_buf()?.is_empty();
+            emit(&mut f, number, start, &line, len, max, at_end);
+            line.clear();
+            len = 0;
+            start = offset;
+        }
+    }
+}
+
+fn emit(
+    f: &mut impl FnMut(usize, usize, &[u8], Option<usize>, bool),
+    number: usize,
+    start: usize,
+    line: &[u8],
+    len: usize,
+    max: usize,
+    last: bool,
+) {
+    let cr = line.last() == Some(&b'\r') && len <= line.len();
+    let len = if cr { len - 1 } else { len };
+    if max > 0 && len > max {
+        f(number, start, &[], Some(len), last);
+    } else {
+        let text = if cr { &line[..line.len() - 1] } else { line };
+        f(number, start, text, None, last);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(src: &[u8], max: usize) -> Vec<(usize, usize, String, Option<usize>, bool)> {
+        let mut out = Vec::new();
+        each_line_from(
+            io::BufReader::with_capacity(4, src),
+            max,
+            |n, s, t, long, last| {
+                out.push((n, s, String::from_utf8_lossy(t).into_owned(), long, last))
+            },
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn splits_streams_like_files() {
+        assert_eq!(
+            split(b"ab\r\ncdefgh\n\nxyz", 0),
+            vec![
+                (1, 0, "ab".into(), None, false),
+                (2, 4, "cdefgh".into(), None, false),
+                (3, 11, "".into(), None, false),
+                (4, 12, "xyz".into(), None, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn long_lines_are_measured_not_kept() {
+        assert_eq!(
+            split(b"0123456789\nok\n", 4),
+            vec![
+                (1, 0, "".into(), Some(10), false),
+                (2, 11, "ok".into(), None, true)
+            ]
+        );
+    }
+}

@@ -1,0 +1,259 @@
+//! Reading a document (JSON or JSON Lines) into conversations of the neutral model, with the
+//! reason for each dialect choice and a problem for every line that cannot be read.
+
+mod lines;
+
+use crate::dialect::{self, Cursor, Dialect, ReadCx};
+use crate::json::{NodeId, Tree, parse};
+use crate::locate::{self, Found};
+use crate::model::{Container, Conversation, Message, Role};
+
+/// The two document formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON value.
+    Json,
+    /// One JSON value per line.
+    Lines,
+}
+
+/// Options of reading.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Read every conversation as this dialect instead of detecting it.
+    pub dialect: Option<&'static dyn Dialect>,
+    /// `--at`: where the conversations are.
+    pub at: Option<String>,
+    /// Lines longer than this are reported instead of parsed (0: no limit).
+    pub max_line_bytes: usize,
+    /// Force the format instead of guessing it from the name and content.
+    pub format: Option<Format>,
+}
+
+/// A part of the document that could not be read (reported as TM007).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Byte offset.
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// What a document holds.
+#[derive(Debug, Default)]
+pub struct ReadDoc {
+    /// The format it was read as.
+    pub format: Option<Format>,
+    /// The conversations found.
+    pub conversations: Vec<Conversation>,
+    /// Unreadable parts.
+    pub problems: Vec<Problem>,
+    /// Remarks for `detect` (e.g. nothing found).
+    pub notes: Vec<String>,
+}
+
+/// Guess the format: by file name first, then by content.
+pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") {
+        return Format::Lines;
+    }
+    if lower.ends_with(".json") {
+        return Format::Json;
+    }
+    // Several non-blank lines whose first parses on its own: JSON Lines.
+    let mut lines = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
+    match (lines.next(), lines.next()) {
+        (Some(first), Some(_)) if parse(trim_cr(first)).is_ok() => Format::Lines,
+        _ => Format::Json,
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+pub use lines::{LineSink, LinesReader, each_line_from};
+
+/// Read a document.
+pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    let format = options.format.unwrap_or_else(|| guess_format(name, bytes));
+    let mut doc = match format {
+        Format::Json => read_json(bytes, options),
+        Format::Lines => lines::read_lines(bytes, options),
+    };
+    doc.format = Some(format);
+    if doc.conversations.is_empty() && doc.problems.is_empty() {
+        doc.notes.push(match &options.at {
+            Some(at) => format!("no conversation found at {at}"),
+            None => "no conversation found (give its place with --at POINTER)".into(),
+        });
+    }
+    doc
+}
+
+fn problem_at(src: &[u8], offset: usize, message: String) -> Problem {
+    let (line, column) = crate::json::line_col(src, offset);
+    Problem {
+        offset,
+        line,
+        column,
+        message,
+    }
+}
+
+fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    let mut doc = ReadDoc::default();
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        doc.problems
+            .push(problem_at(bytes, 0, "empty document: no JSON value".into()));
+        return doc;
+    }
+    let tree = match parse(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            doc.problems.push(problem_at(
+                bytes,
+                e.offset,
+                format!("invalid JSON: {}", e.message),
+            ));
+            return doc;
+        }
+    };
+    let cursor = Cursor::default();
+    let found = match &options.at {
+        Some(at) => match locate::at(&tree, tree.root(), at) {
+            Ok(f) => f,
+            Err(e) => {
+                doc.notes.push(e);
+                Vec::new()
+            }
+        },
+        None => locate::auto(&tree, tree.root()),
+    };
+    for f in found {
+        let cx = ReadCx {
+            base: 0,
+            line: 1,
+            pointer: String::new(),
+            cursor: &cursor,
+        };
+        let conv = read_found(&tree, &f, &cx, options, doc.conversations.len());
+        doc.conversations.push(conv);
+    }
+    doc
+}
+
+/// Choose the dialect of a list of message nodes; returns it and why.
+fn detect(
+    tree: &Tree<'_>,
+    nodes: &[NodeId],
+    options: &ReadOptions,
+) -> (&'static dyn Dialect, String) {
+    if let Some(d) = options.dialect {
+        return (d, "given by --dialect".into());
+    }
+    for (i, &n) in nodes.iter().enumerate() {
+        for d in dialect::all() {
+            if let Some(why) = d.claims(tree, n) {
+                return (*d, format!("message {i} is {why}"));
+            }
+        }
+    }
+    (
+        dialect::fallback(),
+        "no tool calls or results found; read as plain role/content messages".into(),
+    )
+}
+
+pub(crate) fn read_found(
+    tree: &Tree<'_>,
+    f: &Found,
+    cx: &ReadCx<'_>,
+    options: &ReadOptions,
+    index: usize,
+) -> Conversation {
+    let nodes: Vec<(NodeId, String)> = match f.array {
+        Some(a) => tree
+            .children(a)
+            .enumerate()
+            .map(|(i, n)| (n, format!("{}{}/{i}", cx.pointer, f.pointer)))
+            .collect(),
+        None => f
+            .messages
+            .iter()
+            .map(|(n, p)| (*n, format!("{}{p}", cx.pointer)))
+            .collect(),
+    };
+    let just_nodes: Vec<NodeId> = nodes.iter().map(|(n, _)| *n).collect();
+    let (dialect, why) = detect(tree, &just_nodes, options);
+    let mut builder = Builder::default();
+    for (n, pointer) in nodes {
+        let mcx = ReadCx {
+            pointer,
+            ..cx.clone()
+        };
+        if let Some(m) = dialect.read(tree, n, &mcx) {
+            builder.push(m);
+        }
+    }
+    Conversation {
+        index,
+        dialect: dialect.name(),
+        detection: format!("{}; {why}", f.how),
+        pointer: format!("{}{}", cx.pointer, f.pointer),
+        container: match f.array {
+            Some(a) => Container::Array {
+                span: cx.span(tree, a),
+            },
+            None => Container::Scattered,
+        },
+        messages: builder.messages,
+    }
+}
+
+/// Numbers messages and marks continuations of a model message split over several entries.
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    messages: Vec<Message>,
+    numbering: Numbering,
+}
+
+impl Builder {
+    fn push(&mut self, mut m: Message) {
+        self.numbering.number(&mut m);
+        self.messages.push(m);
+    }
+}
+
+/// Gives messages their index and marks continuations (a model message whose group equals the
+/// previous model message's group), without keeping the messages.
+#[derive(Debug, Default)]
+pub struct Numbering {
+    next: usize,
+    last_group: Option<String>,
+}
+
+impl Numbering {
+    /// Number `m` and mark it as a continuation when it is one.
+    pub fn number(&mut self, m: &mut Message) {
+        m.index = self.next;
+        self.next += 1;
+        if m.group.is_some() && m.group == self.last_group {
+            m.continuation = true;
+        } else if m.role == Role::Assistant {
+            self.last_group = m.group.clone();
+        }
+    }
+
+    /// How many messages were numbered.
+    pub fn count(&self) -> usize {
+        self.next
+    }
+}
