@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions};
 use crate::dialect::{self, Dialect};
 use crate::finding::{Finding, Fix};
-use crate::model::{Conversation, Pos};
+use crate::model::{Conversation, Foreign, Pos};
 use crate::read::{self, ReadDoc, ReadOptions};
 use crate::rules::{Applicability, Rule};
 
@@ -123,6 +123,11 @@ pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
         let d = dialect_of(conv);
         let info = ConvInfo::of(conv);
         out.extend(
+            conv.foreign
+                .iter()
+                .map(|f| foreign_finding(path, conv.index, f, conv.dialect)),
+        );
+        out.extend(
             defects
                 .iter()
                 .map(|defect| describe(path, &info, d, defect)),
@@ -139,8 +144,8 @@ pub struct ConvInfo {
     pub index: usize,
     /// Index of the last message that is not the continuation of an earlier one.
     pub last_turn: usize,
-    /// Gathered by `--at` from several places: analysed, never repaired.
-    pub scattered: bool,
+    /// Not repaired: gathered by `--at` from several places, or of mixed dialects.
+    pub read_only: bool,
 }
 
 impl ConvInfo {
@@ -153,7 +158,8 @@ impl ConvInfo {
                 .iter()
                 .rposition(|m| !m.continuation)
                 .unwrap_or(0),
-            scattered: conv.container == crate::model::Container::Scattered,
+            read_only: conv.container == crate::model::Container::Scattered
+                || !conv.foreign.is_empty(),
         }
     }
 }
@@ -194,6 +200,25 @@ fn quoted(s: Option<&str>) -> String {
         Some(s) => format!("`{s}`"),
         None => "(missing)".into(),
     }
+}
+
+/// TM007 for a message written in another dialect than its conversation was read as.
+pub fn foreign_finding(path: &str, conversation: usize, f: &Foreign, read_as: &str) -> Finding {
+    let mut finding = Finding::new(
+        Rule::InvalidJson,
+        path,
+        format!(
+            "this message is {} ({}), but its conversation was read as {read_as}: it was not \
+             analysed and the conversation is not repaired (keep one format per conversation, \
+             or give --dialect)",
+            f.why, f.dialect
+        ),
+    );
+    finding.line = f.pos.line;
+    finding.column = f.pos.column;
+    finding.pointer = f.pos.pointer.clone();
+    finding.conversation = Some(conversation);
+    finding
 }
 
 /// Describe one defect as a finding.
@@ -364,7 +389,7 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
             format!("tool result has no call id{provider}"),
         ),
     };
-    if conv.scattered {
+    if conv.read_only {
         f.fix = None;
     }
     f

@@ -157,6 +157,20 @@ pub struct Conversation {
     pub container: Container,
     /// The messages, in order.
     pub messages: Vec<Message>,
+    /// Messages written in another dialect than the conversation was read as: they were not
+    /// analysed, and the conversation is not repaired (a guess could corrupt it).
+    pub foreign: Vec<Foreign>,
+}
+
+/// A message that another dialect recognises while the conversation's dialect does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Foreign {
+    /// Where the message is.
+    pub pos: Pos,
+    /// The dialect that recognises it.
+    pub dialect: &'static str,
+    /// Why.
+    pub why: &'static str,
 }
 
 impl Conversation {

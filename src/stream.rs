@@ -7,8 +7,8 @@ use std::io::{self, BufRead};
 use crate::analysis::{self, WalkOptions, Walker};
 use crate::dialect::Dialect;
 use crate::finding::Finding;
-use crate::lint::{ConvInfo, LintOptions, ToolStats, describe, dialect_of};
-use crate::model::{Conversation, Message};
+use crate::lint::{ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding};
+use crate::model::{Conversation, Foreign, Message};
 use crate::read::{LineSink, LinesReader, Problem, each_line_from};
 use crate::rules::Rule;
 
@@ -40,6 +40,7 @@ pub fn lint_lines<R: BufRead>(
         threads: Vec::new(),
         line_findings: Vec::new(),
         line_conversations: Vec::new(),
+        foreign_threads: Vec::new(),
         report: StreamReport::default(),
     };
     each_line_from(
@@ -66,6 +67,8 @@ struct Streamer<'p> {
     /// Findings of one-conversation-per-line lines, with their conversation numbered from 0.
     line_findings: Vec<Finding>,
     line_conversations: Vec<String>,
+    /// Threads holding messages of another dialect: reported, not offered fixes.
+    foreign_threads: Vec<Option<String>>,
     report: StreamReport,
 }
 
@@ -115,6 +118,19 @@ impl LineSink for Streamer<'_> {
         t.walker.push(&m);
     }
 
+    fn foreign(&mut self, d: &'static dyn Dialect, thread: Option<String>, f: Foreign) {
+        let index = match self.threads.iter().position(|t| t.key == thread) {
+            Some(i) => i,
+            None => self.threads.len(),
+        };
+        self.report
+            .findings
+            .push(foreign_finding(self.path, index, &f, d.name()));
+        if !self.foreign_threads.contains(&thread) {
+            self.foreign_threads.push(thread);
+        }
+    }
+
     fn conversation(&mut self, conv: Conversation) {
         let d = dialect_of(&conv);
         let (defects, n) = analysis::walk(&conv.messages, d.window(), WalkOptions::default());
@@ -123,6 +139,10 @@ impl LineSink for Streamer<'_> {
             count_calls(&mut self.report.stats, m);
         }
         let info = ConvInfo::of(&conv);
+        for f in &conv.foreign {
+            self.line_findings
+                .push(foreign_finding(self.path, conv.index, f, conv.dialect));
+        }
         for defect in &defects {
             count_dangling(&mut self.report.stats, defect);
             self.line_findings
@@ -165,7 +185,7 @@ impl Streamer<'_> {
                 let info = ConvInfo {
                     index,
                     last_turn: t.last_turn,
-                    scattered: false,
+                    read_only: self.foreign_threads.contains(&t.key),
                 };
                 for defect in t.walker.finish() {
                     count_dangling(&mut report.stats, &defect);

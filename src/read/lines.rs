@@ -8,15 +8,17 @@ use std::io::{self, BufRead};
 use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
 use crate::json::{NodeBuf, parse_into};
 use crate::locate;
-use crate::model::{Container, Conversation, Message};
+use crate::model::{Container, Conversation, Foreign, Message};
 
-use super::{Builder, Problem, ReadDoc, ReadOptions, read_found};
+use super::{Builder, Problem, ReadDoc, ReadOptions, foreign_message, read_found};
 
 /// Receives what the lines of one file hold.
 pub trait LineSink {
     /// A message of the file's message-per-line conversation, in thread `thread`
     /// (`None`: the main thread), read as `dialect`.
     fn message(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, m: Message);
+    /// A message line of the file written in another dialect than the file was read as.
+    fn foreign(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, foreign: Foreign);
     /// A whole conversation held by one line.
     fn conversation(&mut self, conv: Conversation);
     /// A line that could not be read (TM007).
@@ -135,6 +137,9 @@ impl<'o> LinesReader<'o> {
             Some((d, _)) => {
                 self.flush_pending(d, sink);
                 let thread = d.thread(&tree, root, &mut self.memory);
+                if let Some(f) = foreign_message(&tree, root, d, &cx) {
+                    sink.foreign(d, thread.clone(), f);
+                }
                 if let Some(m) = d.read(&tree, root, &cx) {
                     sink.message(d, thread, m);
                 }
@@ -158,6 +163,9 @@ impl<'o> LinesReader<'o> {
                 cursor: &cursor,
             };
             let thread = d.thread(&tree, tree.root(), &mut self.memory);
+            if let Some(f) = foreign_message(&tree, tree.root(), d, &cx) {
+                sink.foreign(d, thread.clone(), f);
+            }
             if let Some(m) = d.read(&tree, tree.root(), &cx) {
                 sink.message(d, thread, m);
             }
@@ -182,20 +190,30 @@ impl<'o> LinesReader<'o> {
 /// Collects messages per thread and line conversations into a [`ReadDoc`].
 #[derive(Debug, Default)]
 struct Collect {
-    threads: Vec<(Option<String>, Builder)>,
+    threads: Vec<(Option<String>, Builder, Vec<Foreign>)>,
     doc: ReadDoc,
+}
+
+impl Collect {
+    fn thread(&mut self, key: Option<String>) -> &mut (Option<String>, Builder, Vec<Foreign>) {
+        let at = match self.threads.iter().position(|(k, _, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.threads.push((key, Builder::default(), Vec::new()));
+                self.threads.len() - 1
+            }
+        };
+        &mut self.threads[at]
+    }
 }
 
 impl LineSink for Collect {
     fn message(&mut self, _: &'static dyn Dialect, thread: Option<String>, m: Message) {
-        let at = match self.threads.iter().position(|(k, _)| *k == thread) {
-            Some(i) => i,
-            None => {
-                self.threads.push((thread, Builder::default()));
-                self.threads.len() - 1
-            }
-        };
-        self.threads[at].1.push(m);
+        self.thread(thread).1.push(m);
+    }
+
+    fn foreign(&mut self, _: &'static dyn Dialect, thread: Option<String>, foreign: Foreign) {
+        self.thread(thread).2.push(foreign);
     }
 
     fn conversation(&mut self, conv: Conversation) {
@@ -233,9 +251,9 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     if let Some((d, why)) = reader.finish(&mut sink) {
         let mut threads = std::mem::take(&mut sink.threads);
         if threads.is_empty() {
-            threads.push((None, Builder::default()));
+            threads.push((None, Builder::default(), Vec::new()));
         }
-        for (k, (thread, builder)) in threads.into_iter().enumerate() {
+        for (k, (thread, builder, foreign)) in threads.into_iter().enumerate() {
             let which = match thread {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
@@ -249,6 +267,7 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                     pointer: String::new(),
                     container: Container::Lines,
                     messages: builder.messages,
+                    foreign,
                 },
             );
         }

@@ -194,11 +194,15 @@ pub(crate) fn read_found(
     let just_nodes: Vec<NodeId> = nodes.iter().map(|(n, _)| *n).collect();
     let (dialect, why) = detect(tree, &just_nodes, options);
     let mut builder = Builder::default();
+    let mut foreign = Vec::new();
     for (n, pointer) in nodes {
         let mcx = ReadCx {
             pointer,
             ..cx.clone()
         };
+        if let Some(f) = foreign_message(tree, n, dialect, &mcx) {
+            foreign.push(f);
+        }
         if let Some(m) = dialect.read(tree, n, &mcx) {
             builder.push(m);
         }
@@ -215,7 +219,35 @@ pub(crate) fn read_found(
             None => Container::Scattered,
         },
         messages: builder.messages,
+        foreign,
     }
+}
+
+/// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
+/// reads none (mixed content: they would go unchecked, and a repair would guess).
+pub(crate) fn foreign_message(
+    tree: &Tree<'_>,
+    node: NodeId,
+    dialect: &dyn Dialect,
+    cx: &ReadCx<'_>,
+) -> Option<crate::model::Foreign> {
+    if dialect.claims(tree, node).is_some() {
+        return None;
+    }
+    let tools =
+        |m: Option<Message>| m.is_some_and(|m| !m.calls.is_empty() || !m.results.is_empty());
+    let (other, why) = dialect::all().iter().find_map(|d| {
+        let why = d.claims(tree, node)?;
+        tools(d.read(tree, node, cx)).then_some((*d, why))
+    })?;
+    if tools(dialect.read(tree, node, cx)) {
+        return None;
+    }
+    Some(crate::model::Foreign {
+        pos: cx.pos(tree, node, ""),
+        dialect: other.name(),
+        why,
+    })
 }
 
 /// Numbers messages and marks continuations of a model message split over several entries.

@@ -148,7 +148,10 @@ pub fn plan(
     edits: &mut EditSet,
 ) -> Plan {
     let mut plan = Plan::default();
-    if conv.container == crate::model::Container::Scattered || conv.messages.is_empty() {
+    if conv.container == crate::model::Container::Scattered
+        || !conv.foreign.is_empty()
+        || conv.messages.is_empty()
+    {
         return plan;
     }
     let cx_for = |owner: usize| -> RepairCx<'_> {
