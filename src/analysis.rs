@@ -6,6 +6,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
+/// Hash maps keyed by call id: a fast non-cryptographic hash (ids come from the logs, and
+/// nothing here needs protection from collisions chosen by an attacker beyond slowness).
+type IdMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
+
 use crate::model::{Call, Message, Role, ToolResult};
 
 /// Where a dialect wants the results of a model message.
@@ -211,11 +215,11 @@ pub struct Walker {
     window: Window,
     options: WalkOptions,
     /// Open calls per id; calls of one message are answered first-in first-out.
-    open: HashMap<String, VecDeque<CallAt>>,
+    open: IdMap<VecDeque<CallAt>>,
     /// The call and result that last closed each id (kept small: one entry per id seen).
-    closed: HashMap<String, Closed>,
+    closed: IdMap<Closed>,
     /// Results seen with no open call, waiting for a later call of their id.
-    pending: HashMap<String, VecDeque<ResultAt>>,
+    pending: IdMap<VecDeque<ResultAt>>,
     /// The model messages whose answer windows are open.
     owners: Vec<usize>,
     defects: Vec<Defect>,
@@ -228,9 +232,9 @@ impl Walker {
         Walker {
             window,
             options,
-            open: HashMap::new(),
-            closed: HashMap::new(),
-            pending: HashMap::new(),
+            open: IdMap::default(),
+            closed: IdMap::default(),
+            pending: IdMap::default(),
             owners: Vec::new(),
             defects: Vec::new(),
             calls_checked: 0,
@@ -405,7 +409,7 @@ impl Walker {
 
 /// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only
 /// what is open or pending).
-fn take_front<T>(map: &mut HashMap<String, VecDeque<T>>, id: &str) -> Option<T> {
+fn take_front<T>(map: &mut IdMap<VecDeque<T>>, id: &str) -> Option<T> {
     let queue = map.get_mut(id)?;
     let front = queue.pop_front();
     if queue.is_empty() {
