@@ -306,7 +306,7 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                 ),
             );
             f.tool_name = call.call.name.clone().or(f.tool_name);
-            if movable(result) {
+            if movable(result) || dialect.can_move_block(call, result) {
                 f.fix = fix(
                     Applicability::Safe,
                     format!("move it right after message {}'s results", call.message),

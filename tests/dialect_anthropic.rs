@@ -50,15 +50,7 @@ const CASES: &[Case] = &[
         &["TM002"],
         &["messages.2.content.0: orphan `tool_result` toolu_01Gone"],
     ),
-    (
-        "misplaced_text_first.json",
-        &["TM003"],
-        &["TM003"],
-        &[
-            "messages.1: `tool_use` toolu_01Fx is not answered",
-            "messages.2.content.1: `tool_result` toolu_01Fx does not open the message",
-        ],
-    ),
+    ("misplaced_text_first.json", &["TM003"], &[], &[]),
     (
         "misplaced_later.json",
         &["TM003"],

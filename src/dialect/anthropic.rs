@@ -11,7 +11,7 @@
 //! string: the API joins consecutive user messages into one turn, so the results still open
 //! it, and no existing byte changes.
 
-use crate::analysis::{CallAt, Defect, Window};
+use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
@@ -143,6 +143,49 @@ impl Dialect for Anthropic {
             .filter(|m| m.role == Role::User)
             .and_then(|next| merge_blocks(cx, next, leading, &blocks));
         Some(vec![merged.unwrap_or_else(|| new_user_message(cx, blocks))])
+    }
+
+    fn can_move_block(&self, call: &CallAt, result: &ResultAt) -> bool {
+        result.message == call.message + 1 && !result.result.leading
+    }
+
+    /// A `tool_result` behind text in the very next user message moves in front of it (after
+    /// the leading `tool_result` blocks), which is exactly what Anthropic asks for.
+    fn move_block(&self, cx: &RepairCx<'_>, call: &CallAt, result: &ResultAt) -> Option<Vec<Edit>> {
+        if !self.can_move_block(call, result) {
+            return None;
+        }
+        let msg = &cx.conv.messages[result.message];
+        if msg.role != Role::User {
+            return None;
+        }
+        let tree = cx.reparse(msg)?;
+        let base = msg.span.start;
+        let blocks = content_blocks(&tree, tree.root())?;
+        let elems: Vec<NodeId> = tree.children(blocks).collect();
+        let first_other = elems
+            .iter()
+            .position(|&b| !tree.str_is(b, "type", "tool_result"))?;
+        let at = elems.iter().position(|&b| {
+            let (start, end) = tree.span(b);
+            start + base == result.result.span.start && end + base == result.result.span.end
+        })?;
+        if at <= first_other {
+            return None;
+        }
+        let prev_end = tree.span(elems[at - 1]).1;
+        let (insert_at, _) = tree.span(elems[first_other]);
+        // The separator the array uses after its commas.
+        let (e0_end, e1_start) = (tree.span(elems[0]).1, tree.span(elems[1]).0);
+        let between = &tree.src()[e0_end..e1_start];
+        let sep = between.split(|&b| b == b',').nth(1).unwrap_or(b" ");
+        let mut moved = cx.src[result.result.span.start..result.result.span.end].to_vec();
+        moved.push(b',');
+        moved.extend_from_slice(sep);
+        Some(vec![
+            Edit::delete(base + prev_end, result.result.span.end),
+            Edit::insert(base + insert_at, moved),
+        ])
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {

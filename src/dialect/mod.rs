@@ -12,7 +12,7 @@ mod openai_chat;
 mod openai_responses;
 mod vercel_ai;
 
-use crate::analysis::{CallAt, Defect, Window};
+use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Message, Pos, Span, pointer_token};
 use crate::repair::{Edit, RepairCx};
@@ -64,6 +64,20 @@ pub trait Dialect: Sync {
     fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
         let items: Option<Vec<J>> = calls.iter().map(|c| self.placeholder(cx, c)).collect();
         Some(vec![cx.insert_after(cx.anchor, &items?)])
+    }
+
+    /// Edits moving a result that is a block inside a message into its call's answer window
+    /// (TM003, safe: the block's bytes move, nothing is rewritten); `None` when the dialect
+    /// cannot do that for this result.
+    fn move_block(&self, cx: &RepairCx<'_>, call: &CallAt, result: &ResultAt) -> Option<Vec<Edit>> {
+        let _ = (cx, call, result);
+        None
+    }
+
+    /// Whether [`Dialect::move_block`] can move this result (for the fix shown by `lint`).
+    fn can_move_block(&self, call: &CallAt, result: &ResultAt) -> bool {
+        let _ = (call, result);
+        false
     }
 
     /// A plain note replacing an orphan result message, keeping its content (orphan policy

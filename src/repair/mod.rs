@@ -183,6 +183,11 @@ pub fn plan(
         };
         let msg = &conv.messages[result.message];
         if !result.result.whole_message || !msg.calls.is_empty() {
+            if let Some(group) = dialect.move_block(&cx_for(call.message), call, result)
+                && edits.try_add(group)
+            {
+                plan.fixed.push(i);
+            }
             continue;
         }
         let cx = cx_for(call.message);
