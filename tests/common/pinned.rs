@@ -4,7 +4,9 @@
 
 use toolmend::repair::RepairOptions;
 
-use super::api::{codes, dialects, repair, repair_with};
+use std::path::Path;
+
+use super::api::{code_ids, codes, dialects, repair, repair_with};
 use super::files;
 
 /// Run one fixture of `set` through the default repair: its findings before and after must be
@@ -121,5 +123,17 @@ pub fn check_repair(set: &str, name: &str, expected: Option<&str>) -> Vec<u8> {
         out,
         "{name}: repair is not idempotent"
     );
+    out
+}
+
+/// Fixture `name` of `set` has the findings `before` (`CODE call-id`), and its default repair
+/// equals `<stem>.repaired.<ext>` (see [`check_repair`]) and has no findings left. Returns
+/// the output.
+pub fn check_fix(set: &str, name: &str, before: &[&str]) -> Vec<u8> {
+    assert_eq!(code_ids(name, &files::read(set, name)), before, "{name}");
+    let expected = files::repaired_path(Path::new(name));
+    let out = check_repair(set, name, Some(&expected.to_string_lossy()));
+    let left = code_ids(name, &out);
+    assert!(left.is_empty(), "{name}: {left:?} after repair");
     out
 }
