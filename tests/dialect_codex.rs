@@ -7,7 +7,9 @@ pub mod common;
 use common::api::{code_line_ids, dialects, everything, findings, repair_with};
 use common::files::read;
 use common::pinned::run_as;
-use common::responses_strict::{assert_corpus_strict, assert_strict_after_everything, items};
+use common::responses_strict::{
+    assert_corpus_strict, assert_strict_after_everything, check_fixed, items,
+};
 use toolmend::repair::{OrphanPolicy, RepairOptions};
 
 const DIR: &str = "codex";
@@ -55,14 +57,8 @@ fn clean_rollout_has_no_findings_and_is_left_alone() {
 
 #[test]
 fn interrupted_call_gets_a_response_item_line_with_the_calls_timestamp() {
-    assert_eq!(lint("interrupted.jsonl"), ["TM001@5:call_t1"]);
     let input = read(DIR, "interrupted.jsonl");
-    let out = run_as(
-        DIR,
-        "interrupted.jsonl",
-        "interrupted.repaired.jsonl",
-        &RepairOptions::default(),
-    );
+    let out = check_fixed(DIR, "interrupted.jsonl", &["TM001@5:call_t1"]);
     assert_eq!(
         added_lines(&input, &out),
         [
@@ -72,41 +68,27 @@ fn interrupted_call_gets_a_response_item_line_with_the_calls_timestamp() {
     // The process died right after the call: the file ends with it, without a final newline,
     // and still has none.
     assert!(!out.ends_with(b"\n"));
-    strict_after_everything("interrupted.jsonl");
 }
 
 #[test]
 fn partial_parallel_outputs_follow_the_existing_output_line() {
-    assert_eq!(
-        lint("parallel.jsonl"),
-        ["TM001@4:call_x1", "TM001@6:call_x3"]
-    );
-    run_as(
+    check_fixed(
         DIR,
         "parallel.jsonl",
-        "parallel.repaired.jsonl",
-        &RepairOptions::default(),
+        &["TM001@4:call_x1", "TM001@6:call_x3"],
     );
-    strict_after_everything("parallel.jsonl");
 }
 
 #[test]
 fn calls_completed_only_by_events_are_dangling() {
     // spawn_agent / wait_agent finish with event_msg lines carrying their call_id, but no
     // function_call_output item: the API would get the calls without outputs.
-    assert_eq!(lint("spawn.jsonl"), ["TM001@5:call_sp", "TM001@7:call_wt"]);
     let msg = &findings("spawn.jsonl", &read(DIR, "spawn.jsonl"))[0].message;
     assert!(
         msg.contains("\"No tool output found for function call call_sp.\""),
         "{msg}"
     );
-    run_as(
-        DIR,
-        "spawn.jsonl",
-        "spawn.repaired.jsonl",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("spawn.jsonl");
+    check_fixed(DIR, "spawn.jsonl", &["TM001@5:call_sp", "TM001@7:call_wt"]);
 }
 
 #[test]
@@ -136,21 +118,16 @@ fn outputs_as_string_object_and_list_with_an_orphan_and_a_duplicate() {
 
 #[test]
 fn each_kind_gets_the_output_codex_writes_for_it() {
-    assert_eq!(
-        lint("kinds.jsonl"),
-        [
+    let input = read(DIR, "kinds.jsonl");
+    let out = check_fixed(
+        DIR,
+        "kinds.jsonl",
+        &[
             "TM001@3:call_ls",
             "TM001@4:call_ts",
             "TM001@5:call_ct",
-            "TM002@6:call_other"
-        ]
-    );
-    let input = read(DIR, "kinds.jsonl");
-    let out = run_as(
-        DIR,
-        "kinds.jsonl",
-        "kinds.repaired.jsonl",
-        &RepairOptions::default(),
+            "TM002@6:call_other",
+        ],
     );
     let types: Vec<String> = items(&out)
         .iter()
@@ -182,19 +159,11 @@ fn each_kind_gets_the_output_codex_writes_for_it() {
             .count(),
         3
     );
-    strict_after_everything("kinds.jsonl");
 }
 
 #[test]
 fn misplaced_output_line_moves_back_to_its_call() {
-    assert_eq!(lint("misplaced.jsonl"), ["TM003@5:call_m"]);
-    run_as(
-        DIR,
-        "misplaced.jsonl",
-        "misplaced.repaired.jsonl",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("misplaced.jsonl");
+    check_fixed(DIR, "misplaced.jsonl", &["TM003@5:call_m"]);
 }
 
 #[test]

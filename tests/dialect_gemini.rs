@@ -5,7 +5,7 @@
 pub mod common;
 
 use common::api::{code_ids, dialects, findings, repair_with, repaired};
-use common::pinned::{check_fix, check_repair};
+use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
 use toolmend::repair::{OrphanPolicy, RepairOptions};
@@ -14,6 +14,13 @@ const SET: &str = "gemini";
 
 fn read(name: &str) -> Vec<u8> {
     files::read(SET, name)
+}
+
+/// [`check_fix`], and the repaired fixture meets Gemini's rules.
+fn fixed(name: &str, before: &[&str]) -> Vec<u8> {
+    let out = check_fix(SET, name, before);
+    assert_strict(name, &out);
+    out
 }
 
 // ---- an independent checker of Gemini's rules (formats.md §d) --------------------------------
@@ -140,30 +147,25 @@ fn strict_checker_rejects_what_gemini_rejects() {
 
 #[test]
 fn clean_contents_have_no_findings_and_stay_untouched() {
-    let bytes = read("clean.json");
+    let bytes = check_kept(SET, "clean.json", &[]);
     assert_eq!(dialects("clean.json", &bytes), ["gemini"]);
-    assert!(code_ids("clean.json", &bytes).is_empty());
-    check_repair(SET, "clean.json", None);
     assert_strict("clean.json", &bytes);
 }
 
 #[test]
 fn trailing_call_gets_a_new_response_turn() {
-    let out = check_fix(SET, "dangling.json", &["TM001 fc_capital"]);
-    assert_strict("dangling.json", &out);
+    fixed("dangling.json", &["TM001 fc_capital"]);
 }
 
 #[test]
 fn partial_parallel_answers_are_completed_in_the_response_turn() {
-    let out = check_fix(SET, "partial.json", &["TM001 t1", "TM001 t3"]);
-    assert_strict("partial.json", &out);
+    fixed("partial.json", &["TM001 t1", "TM001 t3"]);
 }
 
 #[test]
 fn calls_without_ids_pair_by_name_and_position() {
     // The second `find` and the `weather` call have no response; the first `find` does.
-    let out = check_fix(SET, "no_ids.json", &["TM001 weather#0", "TM001 find#1"]);
-    assert_strict("no_ids.json", &out);
+    let out = fixed("no_ids.json", &["TM001 weather#0", "TM001 find#1"]);
     // The pairing keys are the analysis's own: no id is ever written.
     let text = String::from_utf8(out).unwrap();
     assert!(!text.contains('#') && !text.contains("\"id\""), "{text}");
@@ -171,21 +173,17 @@ fn calls_without_ids_pair_by_name_and_position() {
 
 #[test]
 fn reused_ids_are_legal_until_one_is_left_unanswered() {
-    let out = check_fix(SET, "reused_ids.json", &["TM001 call_0"]);
-    assert_strict("reused_ids.json", &out);
+    fixed("reused_ids.json", &["TM001 call_0"]);
 }
 
 #[test]
 fn misplaced_response_turn_is_moved_after_its_call() {
-    let out = check_fix(SET, "misplaced.json", &["TM003 r1"]);
-    assert_strict("misplaced.json", &out);
+    fixed("misplaced.json", &["TM003 r1"]);
 }
 
 #[test]
 fn orphan_is_kept_by_default_and_dropped_or_noted_by_policy() {
-    let bytes = read("orphan.json");
-    assert_eq!(code_ids("orphan.json", &bytes), ["TM002 ghost"]);
-    check_repair(SET, "orphan.json", None);
+    let bytes = check_kept(SET, "orphan.json", &["TM002 ghost"]);
     let drop = RepairOptions {
         orphans: OrphanPolicy::Drop,
         ..RepairOptions::default()
@@ -197,31 +195,25 @@ fn orphan_is_kept_by_default_and_dropped_or_noted_by_policy() {
         orphans: OrphanPolicy::Note,
         ..RepairOptions::default()
     };
-    let out = repair_with("orphan.json", &bytes, &note);
-    assert_eq!(out, read("orphan.note.repaired.json"));
+    let out = run_as(SET, "orphan.json", "orphan.note.repaired.json", &note);
     assert!(code_ids("orphan.json", &out).is_empty());
 }
 
 #[test]
 fn duplicate_and_mixed_response_turns_are_reported_not_rewritten() {
-    let bytes = read("duplicate.json");
-    assert_eq!(code_ids("duplicate.json", &bytes), ["TM004 d1"]);
-    check_repair(SET, "duplicate.json", None);
+    check_kept(SET, "duplicate.json", &["TM004 d1"]);
 
-    let bytes = read("mixed.json");
-    assert_eq!(code_ids("mixed.json", &bytes), ["TM003 m1"]);
+    let bytes = check_kept(SET, "mixed.json", &["TM003 m1"]);
     let f = &findings("mixed.json", &bytes)[0];
     assert!(f.message.contains("mixes other parts"), "{}", f.message);
     assert!(f.fix.is_none());
-    check_repair(SET, "mixed.json", None);
 }
 
 #[test]
 fn tuning_lines_are_repaired_on_their_own_line() {
     let bytes = read("tuning.jsonl");
     assert_eq!(dialects("tuning.jsonl", &bytes), ["gemini", "gemini"]);
-    let out = check_fix(SET, "tuning.jsonl", &["TM001 now#0"]);
-    assert_strict("tuning.jsonl", &out);
+    fixed("tuning.jsonl", &["TM001 now#0"]);
 }
 
 #[test]

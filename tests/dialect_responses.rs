@@ -8,7 +8,7 @@ use common::api::{code_line_ids, dialects, everything, findings, repair_with};
 use common::files::read;
 use common::pinned::run_as;
 use common::responses_strict::{
-    assert_corpus_strict, assert_strict_after_everything, items, strict_violations,
+    assert_corpus_strict, assert_strict_after_everything, check_fixed, items, strict_violations,
 };
 use toolmend::dialect::{Dialect, OpenAiResponses};
 use toolmend::json::parse;
@@ -65,34 +65,21 @@ fn clean_and_self_contained_items_have_no_findings() {
 
 #[test]
 fn dangling_single_call_gets_its_output_right_after_it() {
-    assert_eq!(lint("dangling.json"), ["TM001@14:call_book"]);
     let msg = &findings("dangling.json", &read(DIR, "dangling.json"))[0].message;
     assert!(
         msg.contains("\"No tool output found for function call call_book.\""),
         "{msg}"
     );
-    run_as(
-        DIR,
-        "dangling.json",
-        "dangling.repaired.json",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("dangling.json");
+    check_fixed(DIR, "dangling.json", &["TM001@14:call_book"]);
 }
 
 #[test]
 fn partial_parallel_outputs_go_after_the_existing_output() {
-    assert_eq!(
-        lint("partial-parallel.jsonl"),
-        ["TM001@3:call_a", "TM001@5:call_c"]
-    );
-    run_as(
+    check_fixed(
         DIR,
         "partial-parallel.jsonl",
-        "partial-parallel.repaired.jsonl",
-        &RepairOptions::default(),
+        &["TM001@3:call_a", "TM001@5:call_c"],
     );
-    strict_after_everything("partial-parallel.jsonl");
 }
 
 #[test]
@@ -120,14 +107,7 @@ fn orphan_is_reported_and_only_removed_by_policy() {
 
 #[test]
 fn misplaced_output_moves_back_to_its_call() {
-    assert_eq!(lint("misplaced.json"), ["TM003@18:call_ls"]);
-    run_as(
-        DIR,
-        "misplaced.json",
-        "misplaced.repaired.json",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("misplaced.json");
+    check_fixed(DIR, "misplaced.json", &["TM003@18:call_ls"]);
 }
 
 #[test]
@@ -147,25 +127,12 @@ fn duplicate_output_is_reported_and_resolved_by_policy() {
 fn ids_reused_across_turns_are_fine_but_not_while_open() {
     // call_0 twice, each answered in its turn: clean. call_1 twice in one run: the first is
     // shadowed; its placeholder goes right after it, before the call that reuses the id.
-    assert_eq!(lint("reused-ids.json"), ["TM001@65:call_1"]);
-    run_as(
-        DIR,
-        "reused-ids.json",
-        "reused-ids.repaired.json",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("reused-ids.json");
+    check_fixed(DIR, "reused-ids.json", &["TM001@65:call_1"]);
 }
 
 #[test]
 fn reasoning_items_are_kept_in_place() {
-    assert_eq!(lint("reasoning.json"), ["TM001@13:call_plan"]);
-    let out = run_as(
-        DIR,
-        "reasoning.json",
-        "reasoning.repaired.json",
-        &RepairOptions::default(),
-    );
+    let out = check_fixed(DIR, "reasoning.json", &["TM001@13:call_plan"]);
     let reasoning = |b: &[u8]| {
         items(b)
             .into_iter()
@@ -173,14 +140,14 @@ fn reasoning_items_are_kept_in_place() {
             .collect::<Vec<_>>()
     };
     assert_eq!(reasoning(&out), reasoning(&read(DIR, "reasoning.json")));
-    strict_after_everything("reasoning.json");
 }
 
 #[test]
 fn every_call_kind_gets_its_own_output_type() {
-    assert_eq!(
-        lint("all-kinds.json"),
-        [
+    let out = check_fixed(
+        DIR,
+        "all-kinds.json",
+        &[
             "TM001@14:call_custom",
             "TM001@21:call_computer",
             "TM001@31:call_local",
@@ -189,13 +156,7 @@ fn every_call_kind_gets_its_own_output_type() {
             "TM001@65:call_search",
             "TM001@75:call_program",
             "TM001@82:mcpr_j1",
-        ]
-    );
-    let out = run_as(
-        DIR,
-        "all-kinds.json",
-        "all-kinds.repaired.json",
-        &RepairOptions::default(),
+        ],
     );
     let types: Vec<String> = items(&out)
         .iter()
@@ -217,7 +178,6 @@ fn every_call_kind_gets_its_own_output_type() {
             "mcp_approval_response",
         ]
     );
-    strict_after_everything("all-kinds.json");
 }
 
 #[test]
@@ -279,15 +239,9 @@ fn strict_checker_flags_every_broken_fixture() {
 #[test]
 fn a_file_with_sorted_keys_gets_sorted_placeholders() {
     // No output to copy: the calling items' sorted keys decide, nested objects included.
-    assert_eq!(
-        lint("sorted-dangling.json"),
-        ["TM001@7:call_track", "TM001@14:call_screen"]
-    );
-    run_as(
+    check_fixed(
         DIR,
         "sorted-dangling.json",
-        "sorted-dangling.repaired.json",
-        &RepairOptions::default(),
+        &["TM001@7:call_track", "TM001@14:call_screen"],
     );
-    strict_after_everything("sorted-dangling.json");
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 pub mod common;
 
 use common::api::{code_ids, dialects, findings, repair_with};
-use common::pinned::{check_fix, check_repair};
+use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
 use toolmend::repair::{DuplicatePolicy, OrphanPolicy, RepairOptions};
@@ -16,6 +16,13 @@ const SET: &str = "vercel-ai";
 
 fn read(name: &str) -> Vec<u8> {
     files::read(SET, name)
+}
+
+/// [`check_fix`], and the repaired fixture meets the SDK's and the providers' rules.
+fn fixed(name: &str, before: &[&str]) -> Vec<u8> {
+    let out = check_fix(SET, name, before);
+    assert_strict(name, &out);
+    out
 }
 
 /// The message lists of a document: a bare array, `{messages}`, or one message per line.
@@ -117,10 +124,8 @@ fn checker_rejects_the_broken_fixtures() {
 
 #[test]
 fn clean_history_with_provider_tools_and_an_approval_is_clean() {
-    let bytes = read("clean.json");
+    let bytes = check_kept(SET, "clean.json", &[]);
     assert_eq!(dialects("clean.json", &bytes), ["vercel-ai"]);
-    assert!(code_ids("clean.json", &bytes).is_empty());
-    check_repair(SET, "clean.json", None);
     assert_strict("clean.json", &bytes);
 }
 
@@ -134,60 +139,49 @@ fn trailing_call_gets_a_new_tool_message() {
         "{}",
         f[0].message
     );
-    let out = check_fix(SET, "dangling.json", &["TM001 call_fx"]);
-    assert_strict("dangling.json", &out);
+    fixed("dangling.json", &["TM001 call_fx"]);
 }
 
 #[test]
 fn partial_results_are_completed_in_the_last_tool_message() {
-    let out = check_fix(SET, "partial.json", &["TM001 call_c"]);
-    assert_strict("partial.json", &out);
+    fixed("partial.json", &["TM001 call_c"]);
 }
 
 #[test]
 fn v4_messages_get_v4_results() {
-    let out = check_fix(SET, "v4.json", &["TM001 c2"]);
+    let out = fixed("v4.json", &["TM001 c2"]);
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains(
         r#""result":"[Tool call was interrupted and did not return a result.]","isError":true"#
     ));
-    assert_strict("v4.json", &out);
 }
 
 #[test]
 fn pending_approval_without_a_response_is_dangling() {
-    let out = check_fix(SET, "approval_pending.json", &["TM001 call_del"]);
-    assert_strict("approval_pending.json", &out);
+    fixed("approval_pending.json", &["TM001 call_del"]);
 }
 
 #[test]
 fn reused_ids_are_legal_until_one_is_left_unanswered() {
-    let out = check_fix(SET, "reused_ids.json", &["TM001 call_1"]);
-    assert_strict("reused_ids.json", &out);
+    fixed("reused_ids.json", &["TM001 call_1"]);
 }
 
 #[test]
 fn misplaced_tool_message_is_moved_after_its_call() {
-    let out = check_fix(SET, "misplaced.json", &["TM003 call_read"]);
-    assert_strict("misplaced.json", &out);
+    fixed("misplaced.json", &["TM003 call_read"]);
 }
 
 #[test]
 fn orphans_and_duplicates_change_only_by_policy() {
-    let bytes = read("orphan.json");
-    assert_eq!(code_ids("orphan.json", &bytes), ["TM002 call_gone"]);
-    check_repair(SET, "orphan.json", None);
+    check_kept(SET, "orphan.json", &["TM002 call_gone"]);
     let note = RepairOptions {
         orphans: OrphanPolicy::Note,
         ..RepairOptions::default()
     };
-    let out = repair_with("orphan.json", &bytes, &note);
-    assert_eq!(out, read("orphan.note.repaired.json"));
+    let out = run_as(SET, "orphan.json", "orphan.note.repaired.json", &note);
     assert!(code_ids("orphan.json", &out).is_empty());
 
-    let bytes = read("duplicate.json");
-    assert_eq!(code_ids("duplicate.json", &bytes), ["TM004 call_t"]);
-    check_repair(SET, "duplicate.json", None);
+    let bytes = check_kept(SET, "duplicate.json", &["TM004 call_t"]);
     let keep_first = RepairOptions {
         duplicates: Some(DuplicatePolicy::KeepFirst),
         ..RepairOptions::default()
@@ -199,13 +193,12 @@ fn orphans_and_duplicates_change_only_by_policy() {
 
 #[test]
 fn message_lines_keep_their_crlf() {
-    let out = check_fix(SET, "messages.jsonl", &["TM001 call_ls"]);
+    let out = fixed("messages.jsonl", &["TM001 call_ls"]);
     assert_eq!(
         out.windows(2).filter(|w| w == b"\r\n").count(),
         4,
         "every line ends in CRLF"
     );
-    assert_strict("messages.jsonl", &out);
 }
 
 #[test]

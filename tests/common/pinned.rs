@@ -137,3 +137,12 @@ pub fn check_fix(set: &str, name: &str, before: &[&str]) -> Vec<u8> {
     assert!(left.is_empty(), "{name}: {left:?} after repair");
     out
 }
+
+/// Fixture `name` of `set` has the findings `before` (`CODE call-id`) and the default repair
+/// leaves it untouched (see [`check_repair`]). Returns its bytes.
+pub fn check_kept(set: &str, name: &str, before: &[&str]) -> Vec<u8> {
+    let input = files::read(set, name);
+    assert_eq!(code_ids(name, &input), before, "{name}");
+    check_repair(set, name, None);
+    input
+}

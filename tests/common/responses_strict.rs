@@ -5,7 +5,11 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{api, docs, files};
+use std::path::Path;
+
+use toolmend::repair::RepairOptions;
+
+use super::{api, docs, files, pinned};
 
 /// Call item types and the output type answering each.
 const PAIRS: &[(&str, &str)] = &[
@@ -130,4 +134,20 @@ pub fn assert_corpus_strict(dir: &str) {
         let v = strict_violations(&items(&out));
         assert!(v.is_empty(), "{name}: {v:?}");
     }
+}
+
+/// Fixture `name` of `set` has the findings `before` (`CODE@line:call-id`), its default repair
+/// is pinned as `<stem>.repaired.<ext>` (see [`pinned::run_as`]), and repaired with every
+/// policy on it meets the strict rules. Returns the default repair's output.
+pub fn check_fixed(set: &str, name: &str, before: &[&str]) -> Vec<u8> {
+    assert_eq!(api::code_line_ids(name, &files::read(set, name)), before);
+    let expected = files::repaired_path(Path::new(name));
+    let out = pinned::run_as(
+        set,
+        name,
+        &expected.to_string_lossy(),
+        &RepairOptions::default(),
+    );
+    assert_strict_after_everything(set, name);
+    out
 }
