@@ -4,9 +4,9 @@
 
 pub mod common;
 
-use common::api::{code_line_ids, dialects, everything, findings, repair_with};
+use common::api::{code_line_ids, dialects, everything, findings, with_orphans};
 use common::files::read;
-use common::pinned::run_as;
+use common::pinned::{check_repair, run_as};
 use common::responses_strict::{
     assert_corpus_strict, assert_strict_after_everything, check_fixed, items,
 };
@@ -46,12 +46,8 @@ fn rollouts_are_detected_before_any_other_dialect() {
 
 #[test]
 fn clean_rollout_has_no_findings_and_is_left_alone() {
-    let input = read(DIR, "clean.jsonl");
     assert_eq!(lint("clean.jsonl"), Vec::<String>::new());
-    assert_eq!(
-        repair_with("clean.jsonl", &input, &RepairOptions::default()),
-        input
-    );
+    check_repair(DIR, "clean.jsonl", None);
     strict_after_everything("clean.jsonl");
 }
 
@@ -97,21 +93,14 @@ fn outputs_as_string_object_and_list_with_an_orphan_and_a_duplicate() {
         lint("outputs.jsonl"),
         ["TM004@7:call_o2", "TM002@8:call_gone"]
     );
-    let input = read(DIR, "outputs.jsonl");
-    assert_eq!(
-        repair_with("outputs.jsonl", &input, &RepairOptions::default()),
-        input
-    );
+    check_repair(DIR, "outputs.jsonl", None);
     run_as(
         DIR,
         "outputs.jsonl",
         "outputs.everything.repaired.jsonl",
         &everything(),
     );
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
+    let note = with_orphans(OrphanPolicy::Note);
     run_as(DIR, "outputs.jsonl", "outputs.note.repaired.jsonl", &note);
     strict_after_everything("outputs.jsonl");
 }

@@ -4,7 +4,7 @@
 
 pub mod common;
 
-use common::api::{code_ids, dialects, findings, repair_with, repaired};
+use common::api::{code_ids, dialects, findings, repair_with, repaired, with_orphans};
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
@@ -184,17 +184,11 @@ fn misplaced_response_turn_is_moved_after_its_call() {
 #[test]
 fn orphan_is_kept_by_default_and_dropped_or_noted_by_policy() {
     let bytes = check_kept(SET, "orphan.json", &["TM002 ghost"]);
-    let drop = RepairOptions {
-        orphans: OrphanPolicy::Drop,
-        ..RepairOptions::default()
-    };
+    let drop = with_orphans(OrphanPolicy::Drop);
     let out = repair_with("orphan.json", &bytes, &drop);
     assert!(code_ids("orphan.json", &out).is_empty());
     assert_strict("orphan.json", &out);
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
+    let note = with_orphans(OrphanPolicy::Note);
     let out = run_as(SET, "orphan.json", "orphan.note.repaired.json", &note);
     assert!(code_ids("orphan.json", &out).is_empty());
 }

@@ -4,9 +4,9 @@
 
 pub mod common;
 
-use common::api::{code_line_ids, dialects, everything, findings, repair_with};
+use common::api::{code_line_ids, dialects, everything, findings, repair_with, with_orphans};
 use common::files::read;
-use common::pinned::run_as;
+use common::pinned::{check_repair, run_as};
 use common::responses_strict::{
     assert_corpus_strict, assert_strict_after_everything, check_fixed, items, strict_violations,
 };
@@ -18,15 +18,6 @@ const DIR: &str = "openai-responses";
 
 fn lint(name: &str) -> Vec<String> {
     code_line_ids(name, &read(DIR, name))
-}
-
-fn unchanged_by_default(name: &str) {
-    let input = read(DIR, name);
-    assert_eq!(
-        repair_with(name, &input, &RepairOptions::default()),
-        input,
-        "{name}"
-    );
 }
 
 fn strict_after_everything(name: &str) {
@@ -58,7 +49,7 @@ fn detected_as_responses_and_chat_is_never_claimed() {
 fn clean_and_self_contained_items_have_no_findings() {
     for name in ["clean.json", "self-contained.json"] {
         assert_eq!(lint(name), Vec::<String>::new(), "{name}");
-        unchanged_by_default(name);
+        check_repair(DIR, name, None);
         strict_after_everything(name);
     }
 }
@@ -90,17 +81,14 @@ fn orphan_is_reported_and_only_removed_by_policy() {
         msg.contains("No tool call found for function call output with call_id call_ghost."),
         "{msg}"
     );
-    unchanged_by_default("orphan.json");
+    check_repair(DIR, "orphan.json", None);
     run_as(
         DIR,
         "orphan.json",
         "orphan.drop.repaired.json",
         &everything(),
     );
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
+    let note = with_orphans(OrphanPolicy::Note);
     run_as(DIR, "orphan.json", "orphan.note.repaired.json", &note);
     strict_after_everything("orphan.json");
 }
@@ -113,7 +101,7 @@ fn misplaced_output_moves_back_to_its_call() {
 #[test]
 fn duplicate_output_is_reported_and_resolved_by_policy() {
     assert_eq!(lint("duplicate.jsonl"), ["TM004@4:call_t"]);
-    unchanged_by_default("duplicate.jsonl");
+    check_repair(DIR, "duplicate.jsonl", None);
     run_as(
         DIR,
         "duplicate.jsonl",

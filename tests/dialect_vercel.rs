@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 pub mod common;
 
-use common::api::{code_ids, dialects, findings, repair_with};
+use common::api::{code_ids, dialects, findings, repair_with, with_orphans};
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
@@ -174,10 +174,7 @@ fn misplaced_tool_message_is_moved_after_its_call() {
 #[test]
 fn orphans_and_duplicates_change_only_by_policy() {
     check_kept(SET, "orphan.json", &["TM002 call_gone"]);
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
+    let note = with_orphans(OrphanPolicy::Note);
     let out = run_as(SET, "orphan.json", "orphan.note.repaired.json", &note);
     assert!(code_ids("orphan.json", &out).is_empty());
 

@@ -63,12 +63,19 @@ pub fn repaired(name: &str, bytes: &[u8]) -> Vec<u8> {
     repair_with(name, bytes, &RepairOptions::default())
 }
 
+/// The default repair, with the orphan policy `orphans`.
+pub fn with_orphans(orphans: OrphanPolicy) -> RepairOptions {
+    RepairOptions {
+        orphans,
+        ..RepairOptions::default()
+    }
+}
+
 /// Every policy on, the unsafe ones too: orphans dropped, duplicates resolved keeping the
 /// first.
 pub fn everything() -> RepairOptions {
     RepairOptions {
-        orphans: OrphanPolicy::Drop,
         duplicates: Some(DuplicatePolicy::KeepFirst),
-        ..RepairOptions::default()
+        ..with_orphans(OrphanPolicy::Drop)
     }
 }
