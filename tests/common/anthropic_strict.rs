@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::docs::{array, lists, role, str_of};
+use super::docs::{array, lists, message_if, role, str_of};
 
 fn valid_id(id: &str) -> bool {
     !id.is_empty()
@@ -86,9 +86,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
         if calls.is_empty() {
             continue;
         }
-        let next = msgs.get(i + 1);
-        let leading: Vec<&str> = next
-            .filter(|n| role(n) == "user")
+        let leading: Vec<&str> = message_if(msgs, Some(i + 1), "user")
             .map(|n| {
                 blocks(n)
                     .iter()
@@ -110,10 +108,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
 /// Rules for the `tool_result` blocks of message `j`.
 fn check_results(msgs: &[Value], j: usize, out: &mut Vec<String>) {
     let m = &msgs[j];
-    let called: Vec<&str> = j
-        .checked_sub(1)
-        .map(|p| &msgs[p])
-        .filter(|p| role(p) == "assistant")
+    let called: Vec<&str> = message_if(msgs, j.checked_sub(1), "assistant")
         .map(|p| {
             blocks(p)
                 .iter()

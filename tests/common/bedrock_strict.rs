@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::docs::{array, lists, role, str_of};
+use super::docs::{array, lists, message_if, role, str_of};
 
 /// `(index, inner object)` of the content blocks of `m` holding `key`.
 fn blocks<'a>(m: &'a Value, key: &str) -> Vec<(usize, &'a Value)> {
@@ -70,9 +70,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
         if uses.is_empty() {
             continue;
         }
-        let answered: Vec<&str> = msgs
-            .get(i + 1)
-            .filter(|n| role(n) == "user")
+        let answered: Vec<&str> = message_if(msgs, Some(i + 1), "user")
             .map(|n| {
                 blocks(n, "toolResult")
                     .iter()
@@ -96,10 +94,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
 fn check_results(msgs: &[Value], j: usize, out: &mut Vec<String>) {
     let m = &msgs[j];
     let results = blocks(m, "toolResult");
-    let called: Vec<&str> = j
-        .checked_sub(1)
-        .map(|p| &msgs[p])
-        .filter(|p| role(p) == "assistant")
+    let called: Vec<&str> = message_if(msgs, j.checked_sub(1), "assistant")
         .map(|p| blocks(p, "toolUse").iter().map(|(_, u)| id_of(u)).collect())
         .unwrap_or_default();
     if results.len() > called.len() {

@@ -54,3 +54,9 @@ pub fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
 pub fn role(m: &Value) -> &str {
     str_of(m, "role")
 }
+
+/// Message `at` of `msgs`, when there is one and its role is `want` (e.g. the next user
+/// message, or the previous assistant message).
+pub fn message_if<'a>(msgs: &'a [Value], at: Option<usize>, want: &str) -> Option<&'a Value> {
+    at.and_then(|i| msgs.get(i)).filter(|m| role(m) == want)
+}
