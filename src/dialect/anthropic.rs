@@ -16,7 +16,7 @@ use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
-use super::openai_chat::role_of;
+use super::common::{array_at, role_message, string};
 use super::{Dialect, ReadCx};
 
 /// The Anthropic Messages dialect (API request bodies, batch `params`, SDK histories).
@@ -35,8 +35,7 @@ fn is_server_result(ty: &str) -> bool {
 /// The content array of a message object, if its content is a list of blocks.
 pub(super) fn content_blocks(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
     tree.get(node, "role")?;
-    tree.get(node, "content")
-        .filter(|&c| tree.kind(c) == Kind::Array)
+    array_at(tree, node, "content")
 }
 
 impl Dialect for Anthropic {
@@ -64,57 +63,37 @@ impl Dialect for Anthropic {
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
-        if tree.kind(node) != Kind::Object {
-            return None;
-        }
-        let role = tree
-            .get_str(node, "role")
-            .map_or(Role::Other, |r| role_of(&r));
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = role_message(tree, node, cx)?;
         let Some(blocks) = content_blocks(tree, node) else {
             return Some(msg);
         };
         // Results count as leading while only `tool_result` blocks precede them in a user turn.
-        let mut leading = role == Role::User;
+        let mut leading = msg.role == Role::User;
         let mut server_ids: Vec<String> = Vec::new();
         for (i, b) in tree.children(blocks).enumerate() {
             let ty = tree.get_str(b, "type").unwrap_or_default();
             let suffix = ReadCx::suffix(&[&"content", &i]);
             let server = is_server_call(&ty);
             if ty == "tool_use" || server {
-                let id = tree.get(b, "id");
                 let call = Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(b, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, b, &suffix),
-                    id_span: id
-                        .filter(|&v| tree.kind(v) == Kind::String)
-                        .map(|v| cx.span(tree, v)),
-                    kind: ty.clone().into_owned(),
+                    name: string(tree, tree.get(b, "name")),
                     server,
+                    ..cx.call(tree, b, &suffix, tree.get(b, "id"), &ty)
                 };
                 if server {
                     server_ids.extend(call.id.clone());
                 }
                 msg.calls.push(call);
             } else if ty == "tool_result" || is_server_result(&ty) {
-                let id = tree.get(b, "tool_use_id");
-                let id_str = id.and_then(|v| tree.str(v)).map(|s| s.into_owned());
+                let result = cx.result(tree, b, &suffix, tree.get(b, "tool_use_id"));
                 // An inline server result pairs with a server call earlier in its message; only
                 // one without it enters the walk (where it is an orphan).
                 let paired = is_server_result(&ty)
-                    && id_str.as_ref().is_some_and(|id| server_ids.contains(id));
+                    && result.id.as_ref().is_some_and(|id| server_ids.contains(id));
                 if !paired {
                     msg.results.push(ToolResult {
-                        id: id_str,
-                        name: None,
-                        pos: cx.pos(tree, b, &suffix),
-                        id_span: id
-                            .filter(|&v| tree.kind(v) == Kind::String)
-                            .map(|v| cx.span(tree, v)),
-                        span: cx.span(tree, b),
                         leading: leading && ty == "tool_result",
-                        whole_message: false,
+                        ..result
                     });
                 }
             }

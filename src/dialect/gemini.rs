@@ -11,6 +11,7 @@ use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx};
 
 /// The Gemini API dialect (`generateContent` requests, tuning files, SDK history dumps).
@@ -38,20 +39,7 @@ const PART_KEYS: &[&str] = &[
 
 /// The `parts` array of a Content object.
 fn parts(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
-    if tree.kind(node) != Kind::Object {
-        return None;
-    }
-    tree.get(node, "parts")
-        .filter(|&p| tree.kind(p) == Kind::Array)
-}
-
-/// The object under `key` of a part (`functionCall` / `functionResponse`).
-fn part_obj(tree: &Tree<'_>, part: NodeId, key: &str) -> Option<NodeId> {
-    if tree.kind(part) != Kind::Object {
-        return None;
-    }
-    tree.get(part, key)
-        .filter(|&v| tree.kind(v) == Kind::Object)
+    array_at(tree, node, "parts")
 }
 
 fn is_gemini_part(tree: &Tree<'_>, part: NodeId) -> bool {
@@ -95,8 +83,8 @@ impl Dialect for Gemini {
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
         let parts = parts(tree, node)?;
         if tree.children(parts).any(|p| {
-            part_obj(tree, p, "functionCall").is_some()
-                || part_obj(tree, p, "functionResponse").is_some()
+            object_at(tree, p, "functionCall").is_some()
+                || object_at(tree, p, "functionResponse").is_some()
         }) {
             return Some("a Content with `functionCall` / `functionResponse` parts");
         }
@@ -117,7 +105,7 @@ impl Dialect for Gemini {
         let count = tree.len(parts);
         let responses = tree
             .children(parts)
-            .filter(|&p| part_obj(tree, p, "functionResponse").is_some())
+            .filter(|&p| object_at(tree, p, "functionResponse").is_some())
             .count();
         let role = match role_name.as_deref() {
             Some("model") => Role::Assistant,
@@ -127,31 +115,26 @@ impl Dialect for Gemini {
         };
         // A response turn must hold responses only, and must not be a model turn.
         let leading = !model && responses == count;
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = cx.message(tree, node, role);
         let (mut call_keys, mut result_keys) = (Keys(Vec::new()), Keys(Vec::new()));
         for (i, part) in tree.children(parts).enumerate() {
             let suffix = format!("/parts/{i}");
-            if let Some(call) = part_obj(tree, part, "functionCall") {
+            if let Some(call) = object_at(tree, part, "functionCall") {
                 let (id, id_node) = call_keys.key(tree, call);
                 msg.calls.push(Call {
                     id: Some(id),
-                    name: tree.get_str(call, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: id_node.map(|v| cx.span(tree, v)),
-                    kind: "functionCall".into(),
-                    server: false,
+                    name: string(tree, tree.get(call, "name")),
+                    ..cx.call(tree, part, &suffix, id_node, "functionCall")
                 });
             }
-            if let Some(resp) = part_obj(tree, part, "functionResponse") {
+            if let Some(resp) = object_at(tree, part, "functionResponse") {
                 let (id, id_node) = result_keys.key(tree, resp);
                 msg.results.push(ToolResult {
                     id: Some(id),
-                    name: tree.get_str(resp, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: id_node.map(|v| cx.span(tree, v)),
-                    span: cx.span(tree, part),
+                    name: string(tree, tree.get(resp, "name")),
                     leading,
                     whole_message: count == 1,
+                    ..cx.result(tree, part, &suffix, id_node)
                 });
             }
         }
@@ -184,7 +167,7 @@ impl Dialect for Gemini {
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let r = msg.results.first()?;
         let part = parse(&cx.src[r.span.start..r.span.end]).ok()?;
-        let resp = part_obj(&part, part.root(), "functionResponse")?;
+        let resp = object_at(&part, part.root(), "functionResponse")?;
         let what = match r.id_span {
             Some(_) => r.id.clone().unwrap_or_default(),
             None => format!("to {}", r.name.as_deref().unwrap_or("unknown")),
@@ -247,7 +230,7 @@ fn part_keys(cx: &RepairCx<'_>, msg: &Message, offset: usize, key: &str) -> Opti
     let part = t
         .children(parts)
         .find(|&p| t.span(p).0 + msg.span.start == offset)?;
-    let obj = part_obj(&t, part, key)?;
+    let obj = object_at(&t, part, key)?;
     Some(t.members(obj).map(|(k, _)| k.into_owned()).collect())
 }
 

@@ -17,6 +17,7 @@ use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Message, Role};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;
 use super::{Dialect, ReadCx};
 
@@ -28,8 +29,7 @@ fn tool_calls(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
     if tree.kind(node) != Kind::Object || !tree.str_is(node, "type", "gemini") {
         return None;
     }
-    tree.get(node, "toolCalls")
-        .filter(|&a| tree.kind(a) == Kind::Array)
+    array_at(tree, node, "toolCalls")
 }
 
 /// Does a record's `result` give the resumed history a functionResponse part?
@@ -73,22 +73,17 @@ impl Dialect for GeminiCli {
             "user" => Role::User,
             _ => Role::Other,
         };
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = cx.message(tree, node, role);
         if let Some(calls) = tool_calls(tree, node) {
             for (i, record) in tree.children(calls).enumerate() {
                 if tree.kind(record) != Kind::Object {
                     continue;
                 }
-                let id = tree
-                    .get(record, "id")
-                    .filter(|&v| tree.kind(v) == Kind::String);
+                let suffix = format!("/toolCalls/{i}");
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(record, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, record, &format!("/toolCalls/{i}")),
-                    id_span: id.map(|v| cx.span(tree, v)),
-                    kind: "toolCall".into(),
+                    name: string(tree, tree.get(record, "name")),
                     server: answered(tree, record),
+                    ..cx.call(tree, record, &suffix, tree.get(record, "id"), "toolCall")
                 });
             }
         }

@@ -5,6 +5,7 @@ mod anthropic;
 mod bedrock;
 mod claude_code;
 mod codex;
+mod common;
 mod gemini;
 mod gemini_cli;
 mod langchain;

@@ -39,6 +39,7 @@ use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::string;
 use super::{Dialect, ReadCx};
 
 /// The OpenAI Responses dialect (also the Agents SDK's stored items).
@@ -103,10 +104,6 @@ fn output_id_node(tree: &Tree<'_>, item: NodeId, ty: &str) -> Option<NodeId> {
     }
 }
 
-fn string_of(tree: &Tree<'_>, v: Option<NodeId>) -> Option<String> {
-    v.and_then(|v| tree.str(v)).map(|s| s.into_owned())
-}
-
 fn role_of(role: &str) -> Role {
     match role {
         "assistant" => Role::Assistant,
@@ -131,25 +128,15 @@ pub(crate) fn read_item(
     let ty = tree.get_str(item, "type").unwrap_or_default();
     let ty = ty.as_ref();
     let server = server_side(tree, item, ty);
-    let new = |role| Message::new(role, cx.pos(tree, outer, ""), cx.span(tree, outer));
-    let id_span = |v: Option<NodeId>| {
-        v.filter(|&v| tree.kind(v) == Kind::String)
-            .map(|v| cx.span(tree, v))
-    };
+    let new = |role| cx.message(tree, outer, role);
+    let name = string(tree, tree.get(item, "name"));
     if let Some(&(_, _, default_name)) = PAIRS.iter().find(|p| p.0 == ty)
         && !server
     {
-        let id = call_id_node(tree, item, ty);
-        let name = string_of(tree, tree.get(item, "name"))
-            .or_else(|| (!default_name.is_empty()).then(|| default_name.to_string()));
         let mut msg = new(Role::Assistant);
         msg.calls.push(Call {
-            id: string_of(tree, id),
-            name,
-            pos: cx.pos(tree, item, prefix),
-            id_span: id_span(id),
-            kind: ty.to_string(),
-            server: false,
+            name: name.or_else(|| (!default_name.is_empty()).then(|| default_name.to_string())),
+            ..cx.call(tree, item, prefix, call_id_node(tree, item, ty), ty)
         });
         return Some(msg);
     }
@@ -157,26 +144,19 @@ pub(crate) fn read_item(
         let id = tree.get(item, "call_id").or_else(|| tree.get(item, "id"));
         let mut msg = new(Role::Assistant);
         msg.calls.push(Call {
-            id: string_of(tree, id),
-            name: string_of(tree, tree.get(item, "name")).or_else(|| Some(ty.to_string())),
-            pos: cx.pos(tree, item, prefix),
-            id_span: id_span(id),
-            kind: ty.to_string(),
+            name: name.or_else(|| Some(ty.to_string())),
             server: true,
+            ..cx.call(tree, item, prefix, id, ty)
         });
         return Some(msg);
     }
     if is_output(ty) && !server {
-        let id = output_id_node(tree, item, ty);
         let mut msg = new(Role::Tool);
         msg.results.push(ToolResult {
-            id: string_of(tree, id),
-            name: string_of(tree, tree.get(item, "name")),
-            pos: cx.pos(tree, item, prefix),
-            id_span: id_span(id),
+            name,
             span: msg.span,
-            leading: true,
             whole_message: true,
+            ..cx.result(tree, item, prefix, output_id_node(tree, item, ty))
         });
         return Some(msg);
     }
@@ -222,7 +202,7 @@ fn answers_stored_call(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, id: &str)
         let ty = tree.get_str(c, "type").unwrap_or_default();
         output_for(&ty).is_some()
             && !server_side(tree, c, &ty)
-            && string_of(tree, call_id_node(tree, c, &ty)).as_deref() == Some(id)
+            && string(tree, call_id_node(tree, c, &ty)).as_deref() == Some(id)
     })
 }
 
