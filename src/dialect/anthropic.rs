@@ -17,6 +17,7 @@ use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, role_message, string};
+use super::layout::{member_names, ordered, sorts_keys};
 use super::{Dialect, ReadCx};
 
 /// The Anthropic Messages dialect (API request bodies, batch `params`, SDK histories).
@@ -212,7 +213,8 @@ fn result_block(cx: &RepairCx<'_>, call: &Call, sample: Option<&Tree<'_>>) -> J 
         t.get(t.root(), "content")
             .is_some_and(|c| t.kind(c) == Kind::Array)
     });
-    let sorted = sorts_keys(cx, sample.map(|t| (t, t.root())));
+    let like = sample.map(|t| member_names(t, t.root()));
+    let sorted = sorts_keys(cx, like.as_deref());
     let content = if list {
         J::Arr(vec![ordered(
             vec![("type", J::str("text")), ("text", J::str(text))],
@@ -229,7 +231,7 @@ fn result_block(cx: &RepairCx<'_>, call: &Call, sample: Option<&Tree<'_>>) -> J 
             ("content", content),
             ("is_error", J::Bool(true)),
         ],
-        sample.map(|t| (t, t.root())),
+        like.as_deref(),
         sorted,
     )
 }
@@ -249,45 +251,12 @@ pub(super) fn sample_block<'a>(
         .find(|t| want(t, t.root()))
 }
 
-/// Are the keys of object `node` in sorted order (as `json.dumps(sort_keys=True)` writes)?
-pub(super) fn keys_sorted(tree: &Tree<'_>, node: NodeId) -> bool {
-    let keys: Vec<_> = tree.members(node).map(|(k, _)| k).collect();
-    keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1])
-}
-
-/// Does the file sort its keys? Judged on the sample result object, else on the calling
-/// message.
-pub(super) fn sorts_keys(cx: &RepairCx<'_>, sample: Option<(&Tree<'_>, NodeId)>) -> bool {
-    match sample {
-        Some((tree, node)) => keys_sorted(tree, node),
-        None => cx
-            .reparse(cx.owner)
-            .is_some_and(|t| keys_sorted(&t, t.root())),
-    }
-}
-
-/// An object of `fields`, ordered like the keys of `like` (fields it lacks go last, in the
-/// given order), or sorted by key when the file sorts its keys.
-pub(super) fn ordered(
-    mut fields: Vec<(&str, J)>,
-    like: Option<(&Tree<'_>, NodeId)>,
-    sorted: bool,
-) -> J {
-    if sorted {
-        fields.sort_by(|a, b| a.0.cmp(b.0));
-    } else if let Some((tree, node)) = like {
-        let order: Vec<_> = tree.members(node).map(|(k, _)| k).collect();
-        fields.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(order.len()));
-    }
-    J::obj(fields)
-}
-
 /// A new user message holding `blocks`, inserted right after the calling message (`role` and
 /// `content` in that message's order).
 pub(super) fn new_user_message(cx: &RepairCx<'_>, blocks: Vec<J>) -> Edit {
-    let owner = cx.reparse(cx.anchor);
+    let like = cx.reparse(cx.anchor).map(|t| member_names(&t, t.root()));
     let fields = vec![("role", J::str("user")), ("content", J::Arr(blocks))];
-    let msg = ordered(fields, owner.as_ref().map(|t| (t, t.root())), false);
+    let msg = ordered(fields, like.as_deref(), false);
     cx.insert_after(cx.anchor, &[msg])
 }
 
@@ -439,36 +408,5 @@ mod tests {
             )
             .unwrap();
         assert!(s.results.is_empty() && s.calls.is_empty());
-    }
-
-    #[test]
-    fn key_order_follows_the_sample() {
-        let t =
-            parse(br#"{"content":"x","is_error":false,"tool_use_id":"a","type":"tool_result"}"#)
-                .unwrap();
-        assert!(keys_sorted(&t, 0));
-        let j = ordered(
-            vec![("type", J::Null), ("b", J::Null), ("a", J::Null)],
-            None,
-            true,
-        );
-        assert_eq!(
-            j.render(&Style::default()),
-            r#"{"a":null,"b":null,"type":null}"#
-        );
-        let like = parse(br#"{"tool_use_id":1,"type":2}"#).unwrap();
-        let j = ordered(
-            vec![
-                ("type", J::Null),
-                ("is_error", J::Null),
-                ("tool_use_id", J::Null),
-            ],
-            Some((&like, 0)),
-            false,
-        );
-        assert_eq!(
-            j.render(&Style::default()),
-            r#"{"tool_use_id":null,"type":null,"is_error":null}"#
-        );
     }
 }

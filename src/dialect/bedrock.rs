@@ -12,10 +12,9 @@ use crate::json::{J, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
-use super::anthropic::{
-    content_blocks, merge_blocks, new_user_message, ordered, sample_block, sorts_keys,
-};
+use super::anthropic::{content_blocks, merge_blocks, new_user_message, sample_block};
 use super::common::{object_at, role_message, string};
+use super::layout::{member_names, ordered, sorts_keys};
 use super::{Dialect, ReadCx};
 
 /// The Bedrock Converse dialect (`converse` request messages, Strands-style histories).
@@ -68,12 +67,13 @@ impl Dialect for Bedrock {
 
     fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
         let sample = sample_block(cx, |t, b| object_at(t, b, "toolResult").is_some());
+        // The key order of the file's own `toolResult` objects.
         let like = sample
             .as_ref()
-            .and_then(|t| object_at(t, t.root(), "toolResult").map(|r| (t, r)));
+            .and_then(|t| object_at(t, t.root(), "toolResult").map(|r| member_names(t, r)));
         let blocks: Vec<J> = calls
             .iter()
-            .map(|c| result_block(cx, &c.call, like))
+            .map(|c| result_block(cx, &c.call, like.as_deref()))
             .collect();
         // After the next message's last `toolResult` block, else at its front.
         let after_results = |t: &Tree<'_>, elems: &[NodeId]| {
@@ -116,7 +116,7 @@ impl Dialect for Bedrock {
 /// The placeholder `toolResult` block for one dangling call: `status: "error"` with the
 /// placeholder text as its (required non-empty) content, keys ordered like the file's own
 /// `toolResult` objects. No synthetic marker: Converse rejects unknown fields.
-fn result_block(cx: &RepairCx<'_>, call: &Call, like: Option<(&Tree<'_>, NodeId)>) -> J {
+fn result_block(cx: &RepairCx<'_>, call: &Call, like: Option<&[String]>) -> J {
     let sorted = sorts_keys(cx, like);
     let inner = ordered(
         vec![

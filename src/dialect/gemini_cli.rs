@@ -19,6 +19,7 @@ use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;
+use super::layout::{member_names, order_keys};
 use super::{Dialect, ReadCx};
 
 /// The Gemini CLI chat-recording dialect.
@@ -110,26 +111,16 @@ fn response_part(cx: &RepairCx<'_>, call: &Call, sample: &[String]) -> J {
     if let Some(marker) = cx.marker() {
         response.push(("toolmend_synthetic".into(), marker));
     }
-    let mut order: Vec<&str> = sample
-        .iter()
-        .map(String::as_str)
-        .filter(|k| matches!(*k, "id" | "name" | "response"))
-        .collect();
-    for k in ["id", "name", "response"] {
-        if !order.contains(&k) {
-            order.push(k);
-        }
-    }
-    let fields = order
+    let fields = order_keys(sample, &["id", "name", "response"])
         .into_iter()
         .filter_map(|k| {
-            let v = match k {
+            let v = match k.as_str() {
                 "id" if call.id.is_none() => return None,
                 "id" => cx.id_token(call),
                 "name" => cx.name_value(call),
                 _ => J::Obj(response.clone()),
             };
-            Some((k.to_string(), v))
+            Some((k, v))
         })
         .collect();
     J::obj([("functionResponse", J::Obj(fields))])
@@ -152,7 +143,7 @@ fn sample_order(cx: &RepairCx<'_>) -> Vec<String> {
             };
             for p in parts {
                 if let Some(fr) = tree.get(p, "functionResponse") {
-                    return tree.members(fr).map(|(k, _)| k.into_owned()).collect();
+                    return member_names(&tree, fr);
                 }
             }
         }

@@ -9,6 +9,7 @@ mod common;
 mod gemini;
 mod gemini_cli;
 mod langchain;
+mod layout;
 mod openai_chat;
 mod openai_responses;
 mod vercel_ai;

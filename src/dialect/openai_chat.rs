@@ -7,6 +7,7 @@ use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::RepairCx;
 
 use super::common::{role_message, string};
+use super::layout::member_names;
 use super::{Dialect, ReadCx};
 
 /// The OpenAI Chat Completions dialect (also Mistral, Groq, DeepSeek, Ollama and most
@@ -54,7 +55,7 @@ impl Dialect for OpenAiChat {
         let c = &call.call;
         let sample = cx.sample_result().and_then(|m| cx.reparse(m));
         let order: Vec<String> = match &sample {
-            Some(t) => t.members(t.root()).map(|(k, _)| k.into_owned()).collect(),
+            Some(t) => member_names(t, t.root()),
             None => vec!["role".into(), "tool_call_id".into(), "content".into()],
         };
         let mut fields: Vec<(String, J)> = Vec::new();

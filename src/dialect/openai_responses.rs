@@ -40,6 +40,7 @@ use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
 use super::common::string;
+use super::layout::{keys_sorted, member_names, ordered};
 use super::{Dialect, ReadCx};
 
 /// The OpenAI Responses dialect (also the Agents SDK's stored items).
@@ -258,17 +259,10 @@ impl Dialect for OpenAiResponses {
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let text = note_text(cx, msg, false)?;
-        let note = J::obj([("role", J::str("user")), ("content", J::str(text))]);
         let tree = cx.reparse(msg)?;
-        let keys: Vec<String> = tree
-            .members(tree.root())
-            .map(|(k, _)| k.into_owned())
-            .collect();
-        Some(if keys_sorted(&keys) {
-            sort_keys(note)
-        } else {
-            note
-        })
+        let sorted = keys_sorted(&member_names(&tree, tree.root()));
+        let fields = vec![("role", J::str("user")), ("content", J::str(text))];
+        Some(ordered(fields, None, sorted))
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
@@ -317,7 +311,7 @@ fn sample_order(cx: &RepairCx<'_>, out: &str, payload: bool) -> Option<Vec<Strin
         let Some(item) = item_of(&tree, payload) else {
             continue;
         };
-        let keys: Vec<String> = tree.members(item).map(|(k, _)| k.into_owned()).collect();
+        let keys = member_names(&tree, item);
         if tree.str_is(item, "type", out) {
             return Some(keys);
         }
@@ -385,42 +379,15 @@ pub(crate) fn output_item(cx: &RepairCx<'_>, call: &CallAt, out: &str, payload: 
     // A file written with sorted keys: judged on its outputs, else on the calling item.
     let sorted = match &order {
         Some(keys) => keys_sorted(keys),
-        None => holder.is_some_and(|(t, i)| {
-            keys_sorted(
-                &t.members(i)
-                    .map(|(k, _)| k.into_owned())
-                    .collect::<Vec<_>>(),
-            )
-        }),
+        None => holder.is_some_and(|(t, i)| keys_sorted(&member_names(t, i))),
     };
     if let Some(order) = &order {
         let has = |k: &str| order.iter().any(|o| o == k);
         if out == "local_shell_call_output" && has("id") && !has("call_id") {
             fields[1].0 = "id".into();
         }
-        fields.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
     }
-    if sorted {
-        sort_keys(J::Obj(fields))
-    } else {
-        J::Obj(fields)
-    }
-}
-
-fn keys_sorted(keys: &[String]) -> bool {
-    keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1])
-}
-
-/// `value` with the keys of every object in sorted order (as `sort_keys=True` writes them).
-fn sort_keys(value: J) -> J {
-    match value {
-        J::Obj(mut fields) => {
-            fields.sort_by(|a, b| a.0.cmp(&b.0));
-            J::Obj(fields.into_iter().map(|(k, v)| (k, sort_keys(v))).collect())
-        }
-        J::Arr(items) => J::Arr(items.into_iter().map(sort_keys).collect()),
-        other => other,
-    }
+    ordered(fields, order.as_deref(), sorted)
 }
 
 /// The text of an orphan output turned into a note, keeping its content.

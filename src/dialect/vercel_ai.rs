@@ -14,7 +14,7 @@ use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, string};
-use super::gemini::{append_to_array, compact, key_order};
+use super::layout::{append_to_array, compact, role_object};
 use super::{Dialect, ReadCx};
 
 /// The Vercel AI SDK dialect.
@@ -117,19 +117,7 @@ impl Dialect for VercelAi {
             .iter()
             .find(|m| m.role == Role::Tool)
             .unwrap_or(cx.owner);
-        let message = J::Obj(
-            key_order(cx, model, &["role", "content"])
-                .into_iter()
-                .map(|k| {
-                    let v = if k == "role" {
-                        J::str("tool")
-                    } else {
-                        J::Arr(parts.clone())
-                    };
-                    (k, v)
-                })
-                .collect(),
-        );
+        let message = role_object(cx, model, "tool", "content", J::Arr(parts));
         Some(vec![cx.insert_after(cx.anchor, &[message])])
     }
 
@@ -151,19 +139,7 @@ impl Dialect for VercelAi {
             "[toolmend: tool result for unknown call {}] {body}",
             r.id.as_deref().unwrap_or("")
         ));
-        Some(J::Obj(
-            key_order(cx, msg, &["role", "content"])
-                .into_iter()
-                .map(|k| {
-                    let v = if k == "role" {
-                        J::str("user")
-                    } else {
-                        text.clone()
-                    };
-                    (k, v)
-                })
-                .collect(),
-        ))
+        Some(role_object(cx, msg, "user", "content", text))
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
