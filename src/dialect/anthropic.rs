@@ -380,10 +380,8 @@ mod tests {
         let t = parse(src).unwrap();
         let cursor = super::super::Cursor::default();
         let cx = ReadCx {
-            base: 0,
-            line: 1,
             pointer: "/0".into(),
-            cursor: &cursor,
+            ..ReadCx::new(0, 1, &cursor)
         };
         let a = Anthropic.read(&t, t.index(0, 0).unwrap(), &cx).unwrap();
         assert_eq!(a.role, Role::Assistant);

@@ -5,7 +5,7 @@
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, Span, ToolResult};
 
-use super::ReadCx;
+use super::{Cursor, ReadCx};
 
 /// The role of an OpenAI-style message (also Anthropic's and Bedrock's role names).
 pub(super) fn role_of(name: &str) -> Role {
@@ -46,7 +46,18 @@ pub(super) fn role_message(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Op
     Some(cx.message(tree, node, role))
 }
 
-impl ReadCx<'_> {
+impl<'a> ReadCx<'a> {
+    /// The context of a tree whose source starts at byte `base` of the document, on line
+    /// `line`, read from its root (an empty pointer).
+    pub fn new(base: usize, line: usize, cursor: &'a Cursor) -> ReadCx<'a> {
+        ReadCx {
+            base,
+            line,
+            pointer: String::new(),
+            cursor,
+        }
+    }
+
     /// An empty message of `role` at `node` (the element being read).
     pub fn message(&self, tree: &Tree<'_>, node: NodeId, role: Role) -> Message {
         Message::new(role, self.pos(tree, node, ""), self.span(tree, node))

@@ -253,12 +253,7 @@ mod tests {
     fn read(src: &str) -> Message {
         let tree = parse(src.as_bytes()).unwrap();
         let cursor = crate::dialect::Cursor::default();
-        let cx = ReadCx {
-            base: 0,
-            line: 1,
-            pointer: String::new(),
-            cursor: &cursor,
-        };
+        let cx = ReadCx::new(0, 1, &cursor);
         Gemini.read(&tree, tree.root(), &cx).unwrap()
     }
 

@@ -19,7 +19,7 @@ use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;
-use super::layout::{member_names, order_keys};
+use super::layout::{member_names, order_keys, space_before};
 use super::{Dialect, ReadCx};
 
 /// The Gemini CLI chat-recording dialect.
@@ -189,11 +189,7 @@ fn fill_result(cx: &RepairCx<'_>, call: &CallAt) -> Option<Edit> {
         if tree.kind(result) == Kind::Array && !tree.is_empty(result) {
             let last = tree.children(result).last()?;
             let (ls, le) = tree.span(last);
-            let ws = src[..ls]
-                .iter()
-                .rposition(|b| !b.is_ascii_whitespace())
-                .map_or(0, |i| i + 1);
-            let sep = String::from_utf8_lossy(&src[ws..ls]).into_owned();
+            let sep = space_before(src, ls);
             let mut inner = Style::like(&tree, last);
             inner.newline = style.newline.clone();
             let text = format!(",{sep}{}", part.render(&inner));

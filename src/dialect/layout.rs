@@ -104,6 +104,16 @@ pub(super) fn compact(raw: &str) -> String {
         .map_or_else(|_| raw.to_string(), |v| v.to_string())
 }
 
+/// The whitespace right before offset `at` of `src` (what separates an element from the comma
+/// before it).
+pub(super) fn space_before(src: &[u8], at: usize) -> String {
+    let start = src[..at]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    String::from_utf8_lossy(&src[start..at]).into_owned()
+}
+
 /// Append `items` at the end of the array under `key` of `msg`, laid out like its elements.
 pub(super) fn append_to_array(
     cx: &RepairCx<'_>,
@@ -124,11 +134,7 @@ pub(super) fn append_to_array(
         return Some(Edit::insert(base + start + 1, body.join(&style.comma)));
     };
     let (start, end) = tree.span(last);
-    let ws_start = src[..start]
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(0, |i| i + 1);
-    let sep = String::from_utf8_lossy(&src[ws_start..start]).into_owned();
+    let sep = space_before(src, start);
     let mut style = Style::like(&tree, last);
     if src.windows(2).any(|w| w == b"\r\n") || cx.src.windows(2).any(|w| w == b"\r\n") {
         style.newline = "\r\n".into();
