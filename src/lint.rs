@@ -188,11 +188,20 @@ fn from_result(rule: Rule, path: &str, conv: &ConvInfo, r: &ResultAt, message: S
     f
 }
 
-fn fix(applicability: Applicability, description: impl Into<String>) -> Option<Fix> {
-    Some(Fix {
-        applicability,
-        description: description.into(),
-    })
+/// `f`, with the fix `description` offered when `offered`.
+fn offer(
+    mut f: Finding,
+    offered: bool,
+    applicability: Applicability,
+    description: impl Into<String>,
+) -> Finding {
+    if offered {
+        f.fix = Some(Fix {
+            applicability,
+            description: description.into(),
+        });
+    }
+    f
 }
 
 fn quoted(s: Option<&str>) -> String {
@@ -228,6 +237,15 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
         .map(|p| format!(". {p}"))
         .unwrap_or_default();
     let movable = |r: &ResultAt| r.result.whole_message && r.alone;
+    let on_call = |rule, call: &CallAt, message| from_call(rule, path, conv, call, message);
+    let on_result =
+        |rule, result: &ResultAt, message| from_result(rule, path, conv, result, message);
+    // A result of a known call: the call's tool name when the result has none.
+    let on_answer = |rule, call: &CallAt, result: &ResultAt, message| {
+        let mut f = on_result(rule, result, message);
+        f.tool_name = call.call.name.clone().or(f.tool_name);
+        f
+    };
     let mut f = match d {
         Defect::Dangling { call, cause } => {
             let why = match cause {
@@ -239,10 +257,8 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                     format!("message {by} reuses its id before it was answered")
                 }
             };
-            let mut f = from_call(
+            let f = on_call(
                 Rule::DanglingToolCall,
-                path,
-                conv,
                 call,
                 format!(
                     "tool call {} to {} has no result: {why}{provider}",
@@ -250,54 +266,45 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                     quoted(call.call.name.as_deref())
                 ),
             );
-            f.fix = fix(
+            offer(
+                f,
+                true,
                 Applicability::Safe,
                 "insert a placeholder error result right after the calling message's results",
-            );
-            f
+            )
         }
         Defect::Orphan { result, later_call } => {
             let id = quoted(result.result.id.as_deref());
             match later_call {
-                Some(call) => {
-                    let mut f = from_result(
+                Some(call) => offer(
+                    on_result(
                         Rule::OrphanToolResult,
-                        path,
-                        conv,
                         result,
                         format!(
                             "tool result for {id} comes before its call (message {}){provider}",
                             call.holder
                         ),
-                    );
-                    if movable(result) {
-                        f.fix = fix(Applicability::Safe, "move the result right after its call");
-                    }
-                    f
-                }
-                None => {
-                    let mut f = from_result(
+                    ),
+                    movable(result),
+                    Applicability::Safe,
+                    "move the result right after its call",
+                ),
+                None => offer(
+                    on_result(
                         Rule::OrphanToolResult,
-                        path,
-                        conv,
                         result,
                         format!("tool result for {id} answers no call{provider}"),
-                    );
-                    if movable(result) {
-                        f.fix = fix(
-                            Applicability::Unsafe,
-                            "drop it (--orphans drop) or keep its content as a note (--orphans note)",
-                        );
-                    }
-                    f
-                }
+                    ),
+                    movable(result),
+                    Applicability::Unsafe,
+                    "drop it (--orphans drop) or keep its content as a note (--orphans note)",
+                ),
             }
         }
         Defect::Misplaced { call, result } => {
-            let mut f = from_result(
+            let f = on_answer(
                 Rule::MisplacedToolResult,
-                path,
-                conv,
+                call,
                 result,
                 format!(
                     "tool result for {} (called in message {}) is outside the call's answer window{provider}",
@@ -305,24 +312,21 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                     call.holder
                 ),
             );
-            f.tool_name = call.call.name.clone().or(f.tool_name);
-            if movable(result) || dialect.can_move_block(call, result) {
-                f.fix = fix(
-                    Applicability::Safe,
-                    format!("move it right after message {}'s results", call.message),
-                );
-            }
-            f
+            offer(
+                f,
+                movable(result) || dialect.can_move_block(call, result),
+                Applicability::Safe,
+                format!("move it right after message {}'s results", call.message),
+            )
         }
         Defect::DuplicateResult {
             call,
             first,
             result,
         } => {
-            let mut f = from_result(
+            let f = on_answer(
                 Rule::DuplicateToolResult,
-                path,
-                conv,
+                call,
                 result,
                 format!(
                     "second tool result for {}: the call was already answered in message {}{provider}",
@@ -330,20 +334,16 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                     first.message
                 ),
             );
-            f.tool_name = call.call.name.clone().or(f.tool_name);
-            if movable(result) && movable(first) {
-                f.fix = fix(
-                    Applicability::Unsafe,
-                    "keep one result (--duplicates keep-first|keep-last)",
-                );
-            }
-            f
+            offer(
+                f,
+                movable(result) && movable(first),
+                Applicability::Unsafe,
+                "keep one result (--duplicates keep-first|keep-last)",
+            )
         }
-        Defect::DuplicateCallId { first, call } => {
-            let mut f = from_call(
+        Defect::DuplicateCallId { first, call } => offer(
+            on_call(
                 Rule::DuplicateToolCallId,
-                path,
-                conv,
                 call,
                 format!(
                     "call id {} is used twice in message {} (calls {} and {}){provider}",
@@ -352,39 +352,29 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                     first.slot,
                     call.slot
                 ),
-            );
-            if call.call.id_span.is_some() {
-                f.fix = fix(
-                    Applicability::Unsafe,
-                    "give the later call and its result a new id (--duplicate-ids re-id)",
-                );
-            }
-            f
-        }
-        Defect::MissingCallId { call } => from_call(
+            ),
+            call.call.id_span.is_some(),
+            Applicability::Unsafe,
+            "give the later call and its result a new id (--duplicate-ids re-id)",
+        ),
+        Defect::MissingCallId { call } => on_call(
             Rule::MissingToolCallId,
-            path,
-            conv,
             call,
             format!(
                 "tool call to {} has no id, so no result can answer it{provider}",
                 quoted(call.call.name.as_deref())
             ),
         ),
-        Defect::MissingToolName { call } => from_call(
+        Defect::MissingToolName { call } => on_call(
             Rule::MissingToolCallId,
-            path,
-            conv,
             call,
             format!(
                 "tool call {} has an empty or missing tool name{provider}",
                 quoted(call.call.id.as_deref())
             ),
         ),
-        Defect::MissingResultId { result } => from_result(
+        Defect::MissingResultId { result } => on_result(
             Rule::MissingToolCallId,
-            path,
-            conv,
             result,
             format!("tool result has no call id{provider}"),
         ),

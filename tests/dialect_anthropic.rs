@@ -2,41 +2,23 @@
 //! fixtures in `tests/fixtures/anthropic`, the strict provider rules on their output, the
 //! shared corpus when present, detection against OpenAI chat and Bedrock, and repair options.
 
-#[path = "common/pinned.rs"]
-mod pinned;
-#[path = "common/anthropic_strict.rs"]
-mod strict;
+pub mod common;
 
-use std::path::Path;
-
-use serde_json::Value;
+use common::anthropic_strict as strict;
+use common::{api, docs, files, pinned};
 use toolmend::repair::RepairOptions;
 
 const SET: &str = "anthropic";
 
 /// Strict violations of a JSON document, or of every line of a JSON Lines one.
 fn strict_of(name: &str, bytes: &[u8]) -> Vec<String> {
-    let docs: Vec<Value> = if name.ends_with(".jsonl") {
-        bytes
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect()
-    } else {
-        vec![serde_json::from_slice(bytes).unwrap()]
-    };
-    docs.iter().flat_map(strict::violations).collect()
+    docs::values(name, bytes)
+        .iter()
+        .flat_map(strict::violations)
+        .collect()
 }
 
-/// (fixture, findings before repair, findings after, strict violations left after repair).
-type Case = (
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [&'static str],
-);
-
-const CASES: &[Case] = &[
+const CASES: &[pinned::Case] = &[
     ("clean.json", &[], &[], &[]),
     ("dangling_trailing.json", &["TM001"], &[], &[]),
     ("dangling_next_text.json", &["TM001"], &[], &[]),
@@ -83,53 +65,25 @@ const CASES: &[Case] = &[
 
 #[test]
 fn fixtures_repair_as_pinned_and_meet_the_strict_rules() {
-    for &(file, before, after, left) in CASES {
-        let (input, output) = pinned::run(SET, file, before, after);
-        assert!(
-            pinned::dialects(file, &input)
-                .iter()
-                .all(|d| *d == "anthropic"),
-            "{file}: not read as anthropic"
-        );
-        let got = strict_of(file, &output);
-        assert_eq!(got.len(), left.len(), "{file}: {got:#?}");
-        for (g, want) in got.iter().zip(left) {
-            assert!(g.starts_with(want), "{file}: `{g}` is not `{want}…`");
-        }
-        if !before.is_empty() {
-            assert!(
-                !strict_of(file, &input).is_empty(),
-                "{file}: strict check missed it"
-            );
-        }
-    }
+    pinned::run_cases(SET, "anthropic", CASES, strict_of);
 }
 
 #[test]
 fn every_fixture_is_in_the_table() {
-    for entry in std::fs::read_dir(pinned::dir(SET)).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if !name.contains(".repaired.") {
-            assert!(CASES.iter().any(|c| c.0 == name), "{name} has no case");
-        }
-    }
+    pinned::assert_every_fixture_listed(SET, CASES);
 }
 
 #[test]
 fn corpus_files_are_clean_and_meet_the_strict_rules() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/anthropic-messages");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
+    for path in files::corpus("anthropic-messages") {
         let name = path.to_string_lossy().into_owned();
         let input = std::fs::read(&path).unwrap();
-        assert_eq!(pinned::dialects(&name, &input), ["anthropic"], "{name}");
-        assert!(pinned::codes(&name, &input).is_empty(), "{name}");
-        let (output, n) = pinned::repair_with(&name, &input, &RepairOptions::default());
+        assert_eq!(api::dialects(&name, &input), ["anthropic"], "{name}");
+        assert!(api::codes(&name, &input).is_empty(), "{name}");
+        let fixed = api::repair(&name, &input, &RepairOptions::default());
+        let output = fixed.output;
         assert!(
-            output == input && n == 0,
+            output == input && fixed.placeholders == 0,
             "{name}: repair changed a clean file"
         );
         assert_eq!(strict_of(&name, &output), Vec::<String>::new(), "{name}");
@@ -139,16 +93,15 @@ fn corpus_files_are_clean_and_meet_the_strict_rules() {
 #[test]
 fn detection_keeps_openai_chat_and_bedrock_apart() {
     let openai = br#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]}"#;
-    assert_eq!(pinned::dialects("o.json", openai), ["openai-chat"]);
+    assert_eq!(api::dialects("o.json", openai), ["openai-chat"]);
     let anthropic = br#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "x"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "f", "input": {}}]}]"#;
-    assert_eq!(pinned::dialects("a.json", anthropic), ["anthropic"]);
+    assert_eq!(api::dialects("a.json", anthropic), ["anthropic"]);
     let bedrock = br#"[{"role": "user", "content": [{"text": "hi"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]}]"#;
-    assert_eq!(pinned::dialects("b.json", bedrock), ["bedrock"]);
+    assert_eq!(api::dialects("b.json", bedrock), ["bedrock"]);
 }
 
 fn repaired(src: &str, options: &RepairOptions) -> String {
-    let (out, _) = pinned::repair_with("t.json", src.as_bytes(), options);
-    String::from_utf8(out).unwrap()
+    String::from_utf8(api::repair_with("t.json", src.as_bytes(), options)).unwrap()
 }
 
 #[test]
@@ -188,13 +141,13 @@ fn empty_content_arrays_are_filled_in_their_layout() {
 fn duplicate_call_ids_can_be_re_id() {
     let src = r#"[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}},{"type":"tool_use","id":"t1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"1"},{"type":"tool_result","tool_use_id":"t1","content":"2"}]}]"#;
     // One result answers the repeated id; the second reads as a duplicate until re-id.
-    assert_eq!(pinned::codes("t.json", src.as_bytes()), ["TM005", "TM004"]);
+    assert_eq!(api::codes("t.json", src.as_bytes()), ["TM005", "TM004"]);
     let options = RepairOptions {
         reid: true,
         ..RepairOptions::default()
     };
     let out = repaired(src, &options);
-    assert!(pinned::codes("t.json", out.as_bytes()).is_empty(), "{out}");
+    assert!(api::codes("t.json", out.as_bytes()).is_empty(), "{out}");
     assert!(strict::violations(&serde_json::from_str(&out).unwrap()).is_empty());
     assert!(
         out.contains(r#""tool_use_id":"t1_2","content":"2""#),

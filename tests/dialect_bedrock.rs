@@ -2,11 +2,10 @@
 //! fixtures in `tests/fixtures/bedrock`, the strict provider rules on their output, and
 //! detection against Anthropic and OpenAI chat.
 
-#[path = "common/pinned.rs"]
-mod pinned;
-#[path = "common/bedrock_strict.rs"]
-mod strict;
+pub mod common;
 
+use common::bedrock_strict as strict;
+use common::{api, pinned};
 use serde_json::Value;
 use toolmend::repair::RepairOptions;
 
@@ -16,15 +15,7 @@ fn strict_of(bytes: &[u8]) -> Vec<String> {
     strict::violations(&serde_json::from_slice::<Value>(bytes).unwrap())
 }
 
-/// (fixture, findings before repair, findings after, strict violations left after repair).
-type Case = (
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [&'static str],
-);
-
-const CASES: &[Case] = &[
+const CASES: &[pinned::Case] = &[
     ("clean.json", &[], &[], &[]),
     ("dangling_trailing.json", &["TM001"], &[], &[]),
     ("dangling_next_text.json", &["TM001"], &[], &[]),
@@ -70,45 +61,21 @@ const CASES: &[Case] = &[
 
 #[test]
 fn fixtures_repair_as_pinned_and_meet_the_strict_rules() {
-    for &(file, before, after, left) in CASES {
-        let (input, output) = pinned::run(SET, file, before, after);
-        assert!(
-            pinned::dialects(file, &input)
-                .iter()
-                .all(|d| *d == "bedrock"),
-            "{file}: not read as bedrock"
-        );
-        let got = strict_of(&output);
-        assert_eq!(got.len(), left.len(), "{file}: {got:#?}");
-        for (g, want) in got.iter().zip(left) {
-            assert!(g.starts_with(want), "{file}: `{g}` is not `{want}…`");
-        }
-        if !before.is_empty() {
-            assert!(
-                !strict_of(&input).is_empty(),
-                "{file}: strict check missed it"
-            );
-        }
-    }
+    pinned::run_cases(SET, "bedrock", CASES, |_, bytes| strict_of(bytes));
 }
 
 #[test]
 fn every_fixture_is_in_the_table() {
-    for entry in std::fs::read_dir(pinned::dir(SET)).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if !name.contains(".repaired.") {
-            assert!(CASES.iter().any(|c| c.0 == name), "{name} has no case");
-        }
-    }
+    pinned::assert_every_fixture_listed(SET, CASES);
 }
 
 #[test]
 fn detection_keeps_anthropic_and_openai_chat_apart() {
     // A conversation mixing both block styles is Bedrock as soon as a camelCase block shows.
     let mixed = br#"[{"role": "user", "content": [{"text": "hi"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]}, {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "ok"}]}}]}]"#;
-    assert_eq!(pinned::dialects("b.json", mixed), ["bedrock"]);
+    assert_eq!(api::dialects("b.json", mixed), ["bedrock"]);
     let openai = br#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]"#;
-    assert_eq!(pinned::dialects("o.json", openai), ["openai-chat"]);
+    assert_eq!(api::dialects("o.json", openai), ["openai-chat"]);
 }
 
 #[test]
@@ -118,8 +85,9 @@ fn error_placeholders_have_content_and_template_text() {
         placeholder: "{name} was stopped".into(),
         ..RepairOptions::default()
     };
-    let (out, n) = pinned::repair_with("t.json", src.as_bytes(), &options);
-    assert_eq!(n, 1);
+    let fixed = api::repair("t.json", src.as_bytes(), &options);
+    let out = fixed.output;
+    assert_eq!(fixed.placeholders, 1);
     assert_eq!(
         String::from_utf8(out.clone()).unwrap(),
         r#"{"messages": [{"role": "user", "content": [{"text": "go"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]}, {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "f was stopped"}], "status": "error"}}]}]}"#

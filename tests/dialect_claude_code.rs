@@ -5,59 +5,20 @@
 //! Set `TOOLMEND_BLESS=1` to rewrite the pinned `*.repaired.jsonl` files.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+pub mod common;
+
+use common::api::{self, analyse, codes, repair_with, repaired};
+use common::docs::lines;
+use common::files;
 use serde_json::Value;
-use toolmend::lint::{self, Analysed, LintOptions};
-use toolmend::repair::{self, OrphanPolicy, RepairOptions};
+use toolmend::repair::{OrphanPolicy, RepairOptions};
 
-const DIR: &str = "tests/fixtures/claude-code";
-const CORPUS: &str = "../shared/corpus/claude-code";
+const SET: &str = "claude-code";
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(DIR).join(name)).unwrap()
-}
-
-fn analyse(name: &str, bytes: &[u8]) -> Analysed {
-    lint::analyse(name, bytes, &LintOptions::default())
-}
-
-fn repair_with(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
-    repair::document(bytes, &analyse(name, bytes), options).output
-}
-
-fn repair(name: &str, bytes: &[u8]) -> Vec<u8> {
-    repair_with(name, bytes, &RepairOptions::default())
-}
-
-/// Rule codes of the findings, in reading order.
-fn codes(name: &str, bytes: &[u8]) -> Vec<&'static str> {
-    lint::findings(name, &analyse(name, bytes))
-        .iter()
-        .map(|f| f.code)
-        .collect()
-}
-
-/// Compare with a pinned file (or write it when blessing).
-fn pinned(name: &str, actual: &[u8]) {
-    let path = Path::new(DIR).join(name);
-    if std::env::var_os("TOOLMEND_BLESS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected = std::fs::read(&path).unwrap();
-    assert!(
-        expected == actual,
-        "{name} differs:\n{}",
-        String::from_utf8_lossy(actual)
-    );
-}
-
-fn lines(bytes: &[u8]) -> Vec<&str> {
-    std::str::from_utf8(bytes)
-        .unwrap()
-        .split('\n')
-        .filter(|l| !l.trim().is_empty())
-        .collect()
+    files::read(SET, name)
 }
 
 // ---- The strict checker ---------------------------------------------------------------
@@ -228,7 +189,7 @@ fn clean_sessions_have_no_findings_and_stay_untouched() {
     for name in CLEAN {
         let bytes = fixture(name);
         assert!(codes(name, &bytes).is_empty(), "{name}");
-        assert_eq!(repair(name, &bytes), bytes, "{name}");
+        assert_eq!(repaired(name, &bytes), bytes, "{name}");
         check(&bytes).unwrap();
     }
 }
@@ -255,7 +216,7 @@ fn detection_and_pass_through_lines() {
 fn dangling_calls_are_found_where_they_are() {
     let found = |name: &str| -> Vec<(usize, String)> {
         let bytes = fixture(name);
-        lint::findings(name, &analyse(name, &bytes))
+        api::findings(name, &bytes)
             .into_iter()
             .map(|f| {
                 (
@@ -283,7 +244,7 @@ fn dangling_calls_are_found_where_they_are() {
         [(7, "TM001 toolu_01ShipRead".to_string())]
     );
     let bytes = fixture("interrupted-end.jsonl");
-    let f = &lint::findings("x", &analyse("x", &bytes))[0];
+    let f = &api::findings("x", &bytes)[0];
     assert!(f.message.contains("ends right after it"), "{}", f.message);
     assert!(
         f.message
@@ -326,15 +287,15 @@ fn interleaved_subagents_are_separate_conversations() {
 fn repairs_are_pinned_checked_and_idempotent() {
     for &(name, inserted, changed) in DANGLING {
         let bytes = fixture(name);
-        let once = repair(name, &bytes);
-        pinned(&name.replace(".jsonl", ".repaired.jsonl"), &once);
+        let once = repaired(name, &bytes);
+        files::pin(&files::repaired_path(&files::dir(SET).join(name)), &once);
         check(&once).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
             codes(name, &once).is_empty(),
             "{name} not clean after repair"
         );
         assert_eq!(
-            repair(name, &once),
+            repaired(name, &once),
             once,
             "{name}: second repair changed it"
         );
@@ -354,13 +315,13 @@ fn crlf_lines_stay_crlf() {
             .into_bytes()
     };
     let bytes = crlf(&fixture("parallel-dangling.jsonl"));
-    let out = repair("p.jsonl", &bytes);
+    let out = repaired("p.jsonl", &bytes);
     assert_eq!(out, crlf(&fixture("parallel-dangling.repaired.jsonl")));
 }
 
 #[test]
 fn the_checker_and_the_diff_helper_catch_breakage() {
-    let fixed = repair("interrupted.jsonl", &fixture("interrupted.jsonl"));
+    let fixed = repaired("interrupted.jsonl", &fixture("interrupted.jsonl"));
     let text = String::from_utf8(fixed.clone()).unwrap();
     // A parent that is not in the file.
     let broken = text.replacen(
@@ -393,7 +354,7 @@ fn the_checker_and_the_diff_helper_catch_breakage() {
 
 #[test]
 fn placeholder_copies_the_calling_line() {
-    let out = repair("interrupted.jsonl", &fixture("interrupted.jsonl"));
+    let out = repaired("interrupted.jsonl", &fixture("interrupted.jsonl"));
     let records: Vec<Value> = lines(&out)
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -445,7 +406,7 @@ fn synthetic_marker_on_request() {
 #[test]
 fn orphan_after_compaction_is_reported_and_kept() {
     let bytes = fixture("orphan.jsonl");
-    let findings = lint::findings("orphan.jsonl", &analyse("orphan.jsonl", &bytes));
+    let findings = api::findings("orphan.jsonl", &bytes);
     assert_eq!(findings.len(), 1);
     assert_eq!(findings[0].code, "TM002");
     assert!(findings[0].message.contains("unexpected `tool_use_id`"));
@@ -469,26 +430,20 @@ fn a_result_after_the_next_turn_is_misplaced_and_not_moved() {
     let moved = lines.remove(5);
     lines.push(moved);
     let bytes = lines.join("\n").into_bytes();
-    let findings = lint::findings("m.jsonl", &analyse("m.jsonl", &bytes));
+    let findings = api::findings("m.jsonl", &bytes);
     let got: Vec<_> = findings
         .iter()
         .map(|f| (f.code, f.line, f.fix.is_some()))
         .collect();
     assert_eq!(got, [("TM003", 9, false)]);
-    assert_eq!(repair("m.jsonl", &bytes), bytes);
+    assert_eq!(repaired("m.jsonl", &bytes), bytes);
 }
 
 // ---- The public corpus ----------------------------------------------------------------
 
 fn corpus_files() -> Vec<PathBuf> {
-    let Ok(dir) = std::fs::read_dir(CORPUS) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = dir
-        .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
+    let mut files = files::corpus("claude-code");
+    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
     files
 }
 
@@ -505,7 +460,7 @@ fn corpus_after_repair_follows_the_claude_code_rules() {
                 .all(|c| c.dialect == "claude-code"),
             "{name}"
         );
-        let fixed = repair::document(&bytes, &a, &RepairOptions::default());
+        let fixed = api::repair(&name, &bytes, &RepairOptions::default());
         if fixed.changed {
             assert!(
                 check(&bytes).is_err(),
@@ -513,7 +468,7 @@ fn corpus_after_repair_follows_the_claude_code_rules() {
             );
         }
         check(&fixed.output).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(repair(&name, &fixed.output), fixed.output, "{name}");
+        assert_eq!(repaired(&name, &fixed.output), fixed.output, "{name}");
         // What is left is only what no repair can fix: calls and results without ids.
         let left = codes(&name, &fixed.output);
         assert!(left.iter().all(|c| *c == "TM006"), "{name}: {left:?}");

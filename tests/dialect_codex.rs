@@ -2,24 +2,24 @@
 //! lines only, placeholder lines pinned byte for byte, idempotence, and the strict Responses
 //! rules on the repaired fixtures and on the shared corpus when it is there.
 
-mod responses_support;
+pub mod common;
 
-use responses_support::{
-    corpus, dialects, everything, findings, fixture, items, messages, pinned, repair_with,
-    strict_violations,
+use common::api::{code_line_ids, dialects, everything, findings, with_orphans};
+use common::files::read;
+use common::pinned::{check_repair, run_as};
+use common::responses_strict::{
+    assert_corpus_strict, assert_strict_after_everything, check_fixed, items,
 };
 use toolmend::repair::{OrphanPolicy, RepairOptions};
 
 const DIR: &str = "codex";
 
 fn lint(name: &str) -> Vec<String> {
-    findings(name, &fixture(DIR, name))
+    code_line_ids(name, &read(DIR, name))
 }
 
 fn strict_after_everything(name: &str) {
-    let out = repair_with(name, &fixture(DIR, name), &everything());
-    let v = strict_violations(&items(&out));
-    assert!(v.is_empty(), "{name}: {v:?}");
+    assert_strict_after_everything(DIR, name);
 }
 
 /// The lines a repair added, in order.
@@ -37,7 +37,7 @@ fn added_lines(before: &[u8], after: &[u8]) -> Vec<String> {
 fn rollouts_are_detected_before_any_other_dialect() {
     for name in ["clean.jsonl", "spawn.jsonl", "kinds.jsonl"] {
         assert_eq!(
-            dialects(name, &fixture(DIR, name)),
+            dialects(name, &read(DIR, name)),
             ["codex-rollout"],
             "{name}"
         );
@@ -46,25 +46,15 @@ fn rollouts_are_detected_before_any_other_dialect() {
 
 #[test]
 fn clean_rollout_has_no_findings_and_is_left_alone() {
-    let input = fixture(DIR, "clean.jsonl");
     assert_eq!(lint("clean.jsonl"), Vec::<String>::new());
-    assert_eq!(
-        repair_with("clean.jsonl", &input, &RepairOptions::default()),
-        input
-    );
+    check_repair(DIR, "clean.jsonl", None);
     strict_after_everything("clean.jsonl");
 }
 
 #[test]
 fn interrupted_call_gets_a_response_item_line_with_the_calls_timestamp() {
-    assert_eq!(lint("interrupted.jsonl"), ["TM001@5:call_t1"]);
-    let input = fixture(DIR, "interrupted.jsonl");
-    let out = pinned(
-        DIR,
-        "interrupted.jsonl",
-        "interrupted.repaired.jsonl",
-        &RepairOptions::default(),
-    );
+    let input = read(DIR, "interrupted.jsonl");
+    let out = check_fixed(DIR, "interrupted.jsonl", &["TM001@5:call_t1"]);
     assert_eq!(
         added_lines(&input, &out),
         [
@@ -74,41 +64,27 @@ fn interrupted_call_gets_a_response_item_line_with_the_calls_timestamp() {
     // The process died right after the call: the file ends with it, without a final newline,
     // and still has none.
     assert!(!out.ends_with(b"\n"));
-    strict_after_everything("interrupted.jsonl");
 }
 
 #[test]
 fn partial_parallel_outputs_follow_the_existing_output_line() {
-    assert_eq!(
-        lint("parallel.jsonl"),
-        ["TM001@4:call_x1", "TM001@6:call_x3"]
-    );
-    pinned(
+    check_fixed(
         DIR,
         "parallel.jsonl",
-        "parallel.repaired.jsonl",
-        &RepairOptions::default(),
+        &["TM001@4:call_x1", "TM001@6:call_x3"],
     );
-    strict_after_everything("parallel.jsonl");
 }
 
 #[test]
 fn calls_completed_only_by_events_are_dangling() {
     // spawn_agent / wait_agent finish with event_msg lines carrying their call_id, but no
     // function_call_output item: the API would get the calls without outputs.
-    assert_eq!(lint("spawn.jsonl"), ["TM001@5:call_sp", "TM001@7:call_wt"]);
-    let msg = &messages("spawn.jsonl", &fixture(DIR, "spawn.jsonl"))[0];
+    let msg = &findings("spawn.jsonl", &read(DIR, "spawn.jsonl"))[0].message;
     assert!(
         msg.contains("\"No tool output found for function call call_sp.\""),
         "{msg}"
     );
-    pinned(
-        DIR,
-        "spawn.jsonl",
-        "spawn.repaired.jsonl",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("spawn.jsonl");
+    check_fixed(DIR, "spawn.jsonl", &["TM001@5:call_sp", "TM001@7:call_wt"]);
 }
 
 #[test]
@@ -117,42 +93,30 @@ fn outputs_as_string_object_and_list_with_an_orphan_and_a_duplicate() {
         lint("outputs.jsonl"),
         ["TM004@7:call_o2", "TM002@8:call_gone"]
     );
-    let input = fixture(DIR, "outputs.jsonl");
-    assert_eq!(
-        repair_with("outputs.jsonl", &input, &RepairOptions::default()),
-        input
-    );
-    pinned(
+    check_repair(DIR, "outputs.jsonl", None);
+    run_as(
         DIR,
         "outputs.jsonl",
         "outputs.everything.repaired.jsonl",
         &everything(),
     );
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
-    pinned(DIR, "outputs.jsonl", "outputs.note.repaired.jsonl", &note);
+    let note = with_orphans(OrphanPolicy::Note);
+    run_as(DIR, "outputs.jsonl", "outputs.note.repaired.jsonl", &note);
     strict_after_everything("outputs.jsonl");
 }
 
 #[test]
 fn each_kind_gets_the_output_codex_writes_for_it() {
-    assert_eq!(
-        lint("kinds.jsonl"),
-        [
+    let input = read(DIR, "kinds.jsonl");
+    let out = check_fixed(
+        DIR,
+        "kinds.jsonl",
+        &[
             "TM001@3:call_ls",
             "TM001@4:call_ts",
             "TM001@5:call_ct",
-            "TM002@6:call_other"
-        ]
-    );
-    let input = fixture(DIR, "kinds.jsonl");
-    let out = pinned(
-        DIR,
-        "kinds.jsonl",
-        "kinds.repaired.jsonl",
-        &RepairOptions::default(),
+            "TM002@6:call_other",
+        ],
     );
     let types: Vec<String> = items(&out)
         .iter()
@@ -176,7 +140,7 @@ fn each_kind_gets_the_output_codex_writes_for_it() {
         mark_synthetic: true,
         ..RepairOptions::default()
     };
-    let out = pinned(DIR, "kinds.jsonl", "kinds.marked.repaired.jsonl", &marked);
+    let out = run_as(DIR, "kinds.jsonl", "kinds.marked.repaired.jsonl", &marked);
     assert_eq!(
         added_lines(&input, &out)
             .iter()
@@ -184,32 +148,14 @@ fn each_kind_gets_the_output_codex_writes_for_it() {
             .count(),
         3
     );
-    strict_after_everything("kinds.jsonl");
 }
 
 #[test]
 fn misplaced_output_line_moves_back_to_its_call() {
-    assert_eq!(lint("misplaced.jsonl"), ["TM003@5:call_m"]);
-    pinned(
-        DIR,
-        "misplaced.jsonl",
-        "misplaced.repaired.jsonl",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("misplaced.jsonl");
+    check_fixed(DIR, "misplaced.jsonl", &["TM003@5:call_m"]);
 }
 
 #[test]
 fn corpus_is_strict_after_repair() {
-    let Some(files) = corpus("codex-rollout") else {
-        return;
-    };
-    for path in files {
-        let name = path.to_string_lossy().into_owned();
-        let input = std::fs::read(&path).unwrap();
-        let out = repair_with(&name, &input, &everything());
-        assert_eq!(repair_with(&name, &out, &everything()), out, "{name}");
-        let v = strict_violations(&items(&out));
-        assert!(v.is_empty(), "{name}: {v:?}");
-    }
+    assert_corpus_strict("codex-rollout");
 }

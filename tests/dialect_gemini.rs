@@ -2,67 +2,24 @@
 //! idempotence, a clean lint after repair, and an independent checker of Gemini's own rules
 //! run on every repaired fixture and on the stored corpus (when it is there).
 
-use std::path::{Path, PathBuf};
+pub mod common;
 
+use common::api::{code_ids, dialects, findings, repair_with, repaired, with_orphans};
+use common::pinned::{check_fix, check_kept, run_as};
+use common::{docs, files};
 use serde_json::Value;
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, OrphanPolicy, RepairOptions};
+use toolmend::repair::{OrphanPolicy, RepairOptions};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/gemini")
-        .join(name)
-}
+const SET: &str = "gemini";
 
 fn read(name: &str) -> Vec<u8> {
-    std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    files::read(SET, name)
 }
 
-/// `CODE id` per finding, in reading order.
-fn findings(name: &str, bytes: &[u8]) -> Vec<String> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    lint::findings(name, &a)
-        .iter()
-        .map(|f| format!("{} {}", f.code, f.call_id.as_deref().unwrap_or("-")))
-        .collect()
-}
-
-fn repaired_with(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    repair::document(bytes, &a, options).output
-}
-
-fn repaired(name: &str, bytes: &[u8]) -> Vec<u8> {
-    repaired_with(name, bytes, &RepairOptions::default())
-}
-
-/// The dialect each conversation was read as.
-fn dialects(name: &str, bytes: &[u8]) -> Vec<&'static str> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    a.doc.conversations.iter().map(|c| c.dialect).collect()
-}
-
-/// Repair `name`, compare with `expected` (when given) byte for byte, and check that a second
-/// repair changes nothing.
-fn check_repair(name: &str, expected: Option<&str>) -> Vec<u8> {
-    let input = read(name);
-    let out = repaired(name, &input);
-    match expected {
-        Some(e) => {
-            let want = read(e);
-            assert!(
-                out == want,
-                "{name}: repair differs from {e}:\n{}",
-                String::from_utf8_lossy(&out)
-            );
-        }
-        None => assert_eq!(out, input, "{name}: repair changed a file it must keep"),
-    }
-    assert_eq!(
-        repaired(name, &out),
-        out,
-        "{name}: repair is not idempotent"
-    );
+/// [`check_fix`], and the repaired fixture meets Gemini's rules.
+fn fixed(name: &str, before: &[&str]) -> Vec<u8> {
+    let out = check_fix(SET, name, before);
+    assert_strict(name, &out);
     out
 }
 
@@ -71,33 +28,18 @@ fn check_repair(name: &str, expected: Option<&str>) -> Vec<u8> {
 /// The `contents` lists of a document: `{contents}` objects, bare Content arrays, one per JSON
 /// Lines line.
 fn contents_lists(name: &str, bytes: &[u8]) -> Vec<Vec<Value>> {
-    let values: Vec<Value> = if name.ends_with(".jsonl") {
-        String::from_utf8_lossy(bytes)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).expect("a JSON line"))
-            .collect()
-    } else {
-        vec![serde_json::from_slice(bytes).expect("a JSON document")]
-    };
-    values
-        .into_iter()
-        .filter_map(|v| match v {
-            Value::Array(items) => Some(items),
-            Value::Object(mut o) => match o.remove("contents") {
-                Some(Value::Array(items)) => Some(items),
-                _ => None,
-            },
-            _ => None,
-        })
+    docs::values(name, bytes)
+        .iter()
+        .flat_map(|v| docs::lists(v, &["/contents"]))
+        .map(<[Value]>::to_vec)
         .collect()
 }
 
 fn parts_with<'a>(content: &'a Value, key: &str) -> Vec<&'a Value> {
-    content["parts"]
-        .as_array()
-        .map(|ps| ps.iter().filter_map(|p| p.get(key)).collect())
-        .unwrap_or_default()
+    docs::array(content, "parts")
+        .iter()
+        .filter_map(|p| p.get(key))
+        .collect()
 }
 
 /// Gemini's rules: the response content comes right after the call content, holds only
@@ -205,46 +147,25 @@ fn strict_checker_rejects_what_gemini_rejects() {
 
 #[test]
 fn clean_contents_have_no_findings_and_stay_untouched() {
-    let bytes = read("clean.json");
+    let bytes = check_kept(SET, "clean.json", &[]);
     assert_eq!(dialects("clean.json", &bytes), ["gemini"]);
-    assert!(findings("clean.json", &bytes).is_empty());
-    check_repair("clean.json", None);
     assert_strict("clean.json", &bytes);
 }
 
 #[test]
 fn trailing_call_gets_a_new_response_turn() {
-    assert_eq!(
-        findings("dangling.json", &read("dangling.json")),
-        ["TM001 fc_capital"]
-    );
-    let out = check_repair("dangling.json", Some("dangling.repaired.json"));
-    assert!(findings("dangling.json", &out).is_empty());
-    assert_strict("dangling.json", &out);
+    fixed("dangling.json", &["TM001 fc_capital"]);
 }
 
 #[test]
 fn partial_parallel_answers_are_completed_in_the_response_turn() {
-    assert_eq!(
-        findings("partial.json", &read("partial.json")),
-        ["TM001 t1", "TM001 t3"]
-    );
-    let out = check_repair("partial.json", Some("partial.repaired.json"));
-    assert!(findings("partial.json", &out).is_empty());
-    assert_strict("partial.json", &out);
+    fixed("partial.json", &["TM001 t1", "TM001 t3"]);
 }
 
 #[test]
 fn calls_without_ids_pair_by_name_and_position() {
-    let bytes = read("no_ids.json");
     // The second `find` and the `weather` call have no response; the first `find` does.
-    assert_eq!(
-        findings("no_ids.json", &bytes),
-        ["TM001 weather#0", "TM001 find#1"]
-    );
-    let out = check_repair("no_ids.json", Some("no_ids.repaired.json"));
-    assert!(findings("no_ids.json", &out).is_empty());
-    assert_strict("no_ids.json", &out);
+    let out = fixed("no_ids.json", &["TM001 weather#0", "TM001 find#1"]);
     // The pairing keys are the analysis's own: no id is ever written.
     let text = String::from_utf8(out).unwrap();
     assert!(!text.contains('#') && !text.contains("\"id\""), "{text}");
@@ -252,69 +173,41 @@ fn calls_without_ids_pair_by_name_and_position() {
 
 #[test]
 fn reused_ids_are_legal_until_one_is_left_unanswered() {
-    assert_eq!(
-        findings("reused_ids.json", &read("reused_ids.json")),
-        ["TM001 call_0"]
-    );
-    let out = check_repair("reused_ids.json", Some("reused_ids.repaired.json"));
-    assert!(findings("reused_ids.json", &out).is_empty());
-    assert_strict("reused_ids.json", &out);
+    fixed("reused_ids.json", &["TM001 call_0"]);
 }
 
 #[test]
 fn misplaced_response_turn_is_moved_after_its_call() {
-    assert_eq!(
-        findings("misplaced.json", &read("misplaced.json")),
-        ["TM003 r1"]
-    );
-    let out = check_repair("misplaced.json", Some("misplaced.repaired.json"));
-    assert!(findings("misplaced.json", &out).is_empty());
-    assert_strict("misplaced.json", &out);
+    fixed("misplaced.json", &["TM003 r1"]);
 }
 
 #[test]
 fn orphan_is_kept_by_default_and_dropped_or_noted_by_policy() {
-    let bytes = read("orphan.json");
-    assert_eq!(findings("orphan.json", &bytes), ["TM002 ghost"]);
-    check_repair("orphan.json", None);
-    let drop = RepairOptions {
-        orphans: OrphanPolicy::Drop,
-        ..RepairOptions::default()
-    };
-    let out = repaired_with("orphan.json", &bytes, &drop);
-    assert!(findings("orphan.json", &out).is_empty());
+    let bytes = check_kept(SET, "orphan.json", &["TM002 ghost"]);
+    let drop = with_orphans(OrphanPolicy::Drop);
+    let out = repair_with("orphan.json", &bytes, &drop);
+    assert!(code_ids("orphan.json", &out).is_empty());
     assert_strict("orphan.json", &out);
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
-    let out = repaired_with("orphan.json", &bytes, &note);
-    assert_eq!(out, read("orphan.note.repaired.json"));
-    assert!(findings("orphan.json", &out).is_empty());
+    let note = with_orphans(OrphanPolicy::Note);
+    let out = run_as(SET, "orphan.json", "orphan.note.repaired.json", &note);
+    assert!(code_ids("orphan.json", &out).is_empty());
 }
 
 #[test]
 fn duplicate_and_mixed_response_turns_are_reported_not_rewritten() {
-    let bytes = read("duplicate.json");
-    assert_eq!(findings("duplicate.json", &bytes), ["TM004 d1"]);
-    check_repair("duplicate.json", None);
+    check_kept(SET, "duplicate.json", &["TM004 d1"]);
 
-    let bytes = read("mixed.json");
-    assert_eq!(findings("mixed.json", &bytes), ["TM003 m1"]);
-    let a = lint::analyse("mixed.json", &bytes, &LintOptions::default());
-    let f = &lint::findings("mixed.json", &a)[0];
+    let bytes = check_kept(SET, "mixed.json", &["TM003 m1"]);
+    let f = &findings("mixed.json", &bytes)[0];
     assert!(f.message.contains("mixes other parts"), "{}", f.message);
     assert!(f.fix.is_none());
-    check_repair("mixed.json", None);
 }
 
 #[test]
 fn tuning_lines_are_repaired_on_their_own_line() {
     let bytes = read("tuning.jsonl");
     assert_eq!(dialects("tuning.jsonl", &bytes), ["gemini", "gemini"]);
-    assert_eq!(findings("tuning.jsonl", &bytes), ["TM001 now#0"]);
-    let out = check_repair("tuning.jsonl", Some("tuning.repaired.jsonl"));
-    assert_strict("tuning.jsonl", &out);
+    fixed("tuning.jsonl", &["TM001 now#0"]);
 }
 
 #[test]
@@ -324,12 +217,12 @@ fn synthetic_marker_goes_inside_the_free_form_response() {
         mark_synthetic: true,
         ..RepairOptions::default()
     };
-    let out = repaired_with("dangling.json", &bytes, &options);
+    let out = repair_with("dangling.json", &bytes, &options);
     let v: Value = serde_json::from_slice(&out).unwrap();
     let part = &v["contents"][2]["parts"][0]["functionResponse"];
     assert_eq!(part["response"]["toolmend_synthetic"], true);
     assert_eq!(part["id"], "fc_capital");
-    assert!(findings("dangling.json", &out).is_empty());
+    assert!(code_ids("dangling.json", &out).is_empty());
     assert_strict("dangling.json", &out);
 }
 
@@ -352,52 +245,37 @@ fn cli_records_without_a_response_are_dangling_and_filled_in_place() {
     let bytes = read("cli_session.json");
     assert_eq!(dialects("cli_session.json", &bytes), ["gemini-cli"]);
     // null result, missing result, empty result; a string result counts as answered.
-    assert_eq!(
-        findings("cli_session.json", &bytes),
-        [
+    check_fix(
+        SET,
+        "cli_session.json",
+        &[
             "TM001 run_shell_command-1767348005001-bb22",
             "TM001 read_file-1767348123000-cc33",
             "TM001 glob-1767348123001-dd44",
-        ]
+        ],
     );
-    let out = check_repair("cli_session.json", Some("cli_session.repaired.json"));
-    assert!(findings("cli_session.json", &out).is_empty());
 }
 
 #[test]
 fn cli_jsonl_records_are_filled_on_their_line() {
-    let bytes = read("cli_session.jsonl");
-    assert_eq!(
-        findings("cli_session.jsonl", &bytes),
-        ["TM001 run_shell_command-1769936402000-ff66"]
+    check_fix(
+        SET,
+        "cli_session.jsonl",
+        &["TM001 run_shell_command-1769936402000-ff66"],
     );
-    let out = check_repair("cli_session.jsonl", Some("cli_session.repaired.jsonl"));
-    assert!(findings("cli_session.jsonl", &out).is_empty());
 }
 
 // ---- the stored corpus, when present -------------------------------------------------------
 
-fn corpus(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(dir);
-    let Ok(entries) = std::fs::read_dir(&root) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn corpus_gemini_api_files_satisfy_the_strict_rules_after_repair() {
-    for path in corpus("gemini-api") {
+    for path in files::corpus("gemini-api") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(dialects(&name, &bytes), ["gemini"], "{name}");
         let out = repaired(&name, &bytes);
         assert_strict(&name, &out);
-        assert!(findings(&name, &out).is_empty(), "{name}");
+        assert!(code_ids(&name, &out).is_empty(), "{name}");
     }
 }
 
@@ -430,19 +308,19 @@ fn damaged(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn corpus_gemini_api_damage_is_repaired_to_the_strict_rules() {
-    for path in corpus("gemini-api") {
+    for path in files::corpus("gemini-api") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for (how, bytes) in damaged(&std::fs::read(&path).unwrap()) {
             let what = format!("{name} ({how})");
             assert!(
-                findings(&name, &bytes)
+                code_ids(&name, &bytes)
                     .iter()
                     .any(|f| f.starts_with("TM001")),
                 "{what}: damage not found"
             );
             let out = repaired(&name, &bytes);
             assert_strict(&what, &out);
-            assert!(findings(&name, &out).is_empty(), "{what}");
+            assert!(code_ids(&name, &out).is_empty(), "{what}");
             assert_eq!(repaired(&name, &out), out, "{what}: not idempotent");
         }
     }
@@ -450,11 +328,11 @@ fn corpus_gemini_api_damage_is_repaired_to_the_strict_rules() {
 
 #[test]
 fn corpus_gemini_cli_files_lint_clean() {
-    for path in corpus("gemini-cli") {
+    for path in files::corpus("gemini-cli") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(dialects(&name, &bytes), ["gemini-cli"], "{name}");
-        assert!(findings(&name, &bytes).is_empty(), "{name}");
+        assert!(code_ids(&name, &bytes).is_empty(), "{name}");
         assert_eq!(repaired(&name, &bytes), bytes, "{name}");
     }
 }

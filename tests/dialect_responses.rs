@@ -2,10 +2,13 @@
 //! byte for byte, idempotence, and the strict adjacent-run rules on every repaired fixture and
 //! on the shared corpus when it is there.
 
-mod responses_support;
+pub mod common;
 
-use responses_support::{
-    corpus, everything, findings, fixture, items, messages, pinned, repair_with, strict_violations,
+use common::api::{code_line_ids, dialects, everything, findings, repair_with, with_orphans};
+use common::files::read;
+use common::pinned::{check_repair, run_as};
+use common::responses_strict::{
+    assert_corpus_strict, assert_strict_after_everything, check_fixed, items, strict_violations,
 };
 use toolmend::dialect::{Dialect, OpenAiResponses};
 use toolmend::json::parse;
@@ -14,35 +17,24 @@ use toolmend::repair::{OrphanPolicy, RepairOptions};
 const DIR: &str = "openai-responses";
 
 fn lint(name: &str) -> Vec<String> {
-    findings(name, &fixture(DIR, name))
-}
-
-fn unchanged_by_default(name: &str) {
-    let input = fixture(DIR, name);
-    assert_eq!(
-        repair_with(name, &input, &RepairOptions::default()),
-        input,
-        "{name}"
-    );
+    code_line_ids(name, &read(DIR, name))
 }
 
 fn strict_after_everything(name: &str) {
-    let out = repair_with(name, &fixture(DIR, name), &everything());
-    let v = strict_violations(&items(&out));
-    assert!(v.is_empty(), "{name}: {v:?}");
+    assert_strict_after_everything(DIR, name);
 }
 
 #[test]
 fn detected_as_responses_and_chat_is_never_claimed() {
     for name in ["clean.json", "partial-parallel.jsonl", "reasoning.json"] {
         assert_eq!(
-            responses_support::dialects(name, &fixture(DIR, name)),
+            dialects(name, &read(DIR, name)),
             ["openai-responses"],
             "{name}"
         );
     }
     let chat = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]"#;
-    assert_eq!(responses_support::dialects("c.json", chat), ["openai-chat"]);
+    assert_eq!(dialects("c.json", chat), ["openai-chat"]);
     let tree = parse(chat).unwrap();
     for node in tree.children(tree.root()) {
         assert_eq!(OpenAiResponses.claims(&tree, node), None);
@@ -57,83 +49,60 @@ fn detected_as_responses_and_chat_is_never_claimed() {
 fn clean_and_self_contained_items_have_no_findings() {
     for name in ["clean.json", "self-contained.json"] {
         assert_eq!(lint(name), Vec::<String>::new(), "{name}");
-        unchanged_by_default(name);
+        check_repair(DIR, name, None);
         strict_after_everything(name);
     }
 }
 
 #[test]
 fn dangling_single_call_gets_its_output_right_after_it() {
-    assert_eq!(lint("dangling.json"), ["TM001@14:call_book"]);
-    let msg = &messages("dangling.json", &fixture(DIR, "dangling.json"))[0];
+    let msg = &findings("dangling.json", &read(DIR, "dangling.json"))[0].message;
     assert!(
         msg.contains("\"No tool output found for function call call_book.\""),
         "{msg}"
     );
-    pinned(
-        DIR,
-        "dangling.json",
-        "dangling.repaired.json",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("dangling.json");
+    check_fixed(DIR, "dangling.json", &["TM001@14:call_book"]);
 }
 
 #[test]
 fn partial_parallel_outputs_go_after_the_existing_output() {
-    assert_eq!(
-        lint("partial-parallel.jsonl"),
-        ["TM001@3:call_a", "TM001@5:call_c"]
-    );
-    pinned(
+    check_fixed(
         DIR,
         "partial-parallel.jsonl",
-        "partial-parallel.repaired.jsonl",
-        &RepairOptions::default(),
+        &["TM001@3:call_a", "TM001@5:call_c"],
     );
-    strict_after_everything("partial-parallel.jsonl");
 }
 
 #[test]
 fn orphan_is_reported_and_only_removed_by_policy() {
     assert_eq!(lint("orphan.json"), ["TM002@7:call_ghost"]);
-    let msg = &messages("orphan.json", &fixture(DIR, "orphan.json"))[0];
+    let msg = &findings("orphan.json", &read(DIR, "orphan.json"))[0].message;
     assert!(
         msg.contains("No tool call found for function call output with call_id call_ghost."),
         "{msg}"
     );
-    unchanged_by_default("orphan.json");
-    pinned(
+    check_repair(DIR, "orphan.json", None);
+    run_as(
         DIR,
         "orphan.json",
         "orphan.drop.repaired.json",
         &everything(),
     );
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
-    pinned(DIR, "orphan.json", "orphan.note.repaired.json", &note);
+    let note = with_orphans(OrphanPolicy::Note);
+    run_as(DIR, "orphan.json", "orphan.note.repaired.json", &note);
     strict_after_everything("orphan.json");
 }
 
 #[test]
 fn misplaced_output_moves_back_to_its_call() {
-    assert_eq!(lint("misplaced.json"), ["TM003@18:call_ls"]);
-    pinned(
-        DIR,
-        "misplaced.json",
-        "misplaced.repaired.json",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("misplaced.json");
+    check_fixed(DIR, "misplaced.json", &["TM003@18:call_ls"]);
 }
 
 #[test]
 fn duplicate_output_is_reported_and_resolved_by_policy() {
     assert_eq!(lint("duplicate.jsonl"), ["TM004@4:call_t"]);
-    unchanged_by_default("duplicate.jsonl");
-    pinned(
+    check_repair(DIR, "duplicate.jsonl", None);
+    run_as(
         DIR,
         "duplicate.jsonl",
         "duplicate.keep-first.repaired.jsonl",
@@ -146,40 +115,27 @@ fn duplicate_output_is_reported_and_resolved_by_policy() {
 fn ids_reused_across_turns_are_fine_but_not_while_open() {
     // call_0 twice, each answered in its turn: clean. call_1 twice in one run: the first is
     // shadowed; its placeholder goes right after it, before the call that reuses the id.
-    assert_eq!(lint("reused-ids.json"), ["TM001@65:call_1"]);
-    pinned(
-        DIR,
-        "reused-ids.json",
-        "reused-ids.repaired.json",
-        &RepairOptions::default(),
-    );
-    strict_after_everything("reused-ids.json");
+    check_fixed(DIR, "reused-ids.json", &["TM001@65:call_1"]);
 }
 
 #[test]
 fn reasoning_items_are_kept_in_place() {
-    assert_eq!(lint("reasoning.json"), ["TM001@13:call_plan"]);
-    let out = pinned(
-        DIR,
-        "reasoning.json",
-        "reasoning.repaired.json",
-        &RepairOptions::default(),
-    );
+    let out = check_fixed(DIR, "reasoning.json", &["TM001@13:call_plan"]);
     let reasoning = |b: &[u8]| {
         items(b)
             .into_iter()
             .filter(|i| i["type"] == "reasoning")
             .collect::<Vec<_>>()
     };
-    assert_eq!(reasoning(&out), reasoning(&fixture(DIR, "reasoning.json")));
-    strict_after_everything("reasoning.json");
+    assert_eq!(reasoning(&out), reasoning(&read(DIR, "reasoning.json")));
 }
 
 #[test]
 fn every_call_kind_gets_its_own_output_type() {
-    assert_eq!(
-        lint("all-kinds.json"),
-        [
+    let out = check_fixed(
+        DIR,
+        "all-kinds.json",
+        &[
             "TM001@14:call_custom",
             "TM001@21:call_computer",
             "TM001@31:call_local",
@@ -188,13 +144,7 @@ fn every_call_kind_gets_its_own_output_type() {
             "TM001@65:call_search",
             "TM001@75:call_program",
             "TM001@82:mcpr_j1",
-        ]
-    );
-    let out = pinned(
-        DIR,
-        "all-kinds.json",
-        "all-kinds.repaired.json",
-        &RepairOptions::default(),
+        ],
     );
     let types: Vec<String> = items(&out)
         .iter()
@@ -216,17 +166,16 @@ fn every_call_kind_gets_its_own_output_type() {
             "mcp_approval_response",
         ]
     );
-    strict_after_everything("all-kinds.json");
 }
 
 #[test]
 fn outputs_of_a_stored_conversation_are_not_orphans() {
     assert_eq!(lint("stored-conversation.json"), Vec::<String>::new());
     // Without `previous_response_id` the same outputs answer nothing.
-    let text = String::from_utf8(fixture(DIR, "stored-conversation.json")).unwrap();
+    let text = String::from_utf8(read(DIR, "stored-conversation.json")).unwrap();
     let full = text.replace("\"resp_123\"", "null");
     assert_eq!(
-        findings("full.json", full.as_bytes()),
+        code_line_ids("full.json", full.as_bytes()),
         ["TM002@5:call_prev_1", "TM002@10:call_prev_2"]
     );
 }
@@ -237,28 +186,20 @@ fn placeholder_template_is_used() {
         placeholder: "cancelled {name} ({id})".into(),
         ..RepairOptions::default()
     };
-    let out = repair_with("dangling.json", &fixture(DIR, "dangling.json"), &options);
+    let out = repair_with("dangling.json", &read(DIR, "dangling.json"), &options);
     let last = items(&out).pop().unwrap();
     assert_eq!(last["output"], "cancelled book_table (call_book)");
 }
 
 #[test]
 fn corpus_is_strict_after_repair() {
-    let Some(files) = corpus(DIR) else { return };
-    for path in files {
-        let name = path.to_string_lossy().into_owned();
-        let input = std::fs::read(&path).unwrap();
-        let out = repair_with(&name, &input, &everything());
-        assert_eq!(repair_with(&name, &out, &everything()), out, "{name}");
-        let v = strict_violations(&items(&out));
-        assert!(v.is_empty(), "{name}: {v:?}");
-    }
+    assert_corpus_strict(DIR);
 }
 
 #[test]
 fn strict_checker_flags_every_broken_fixture() {
     assert_eq!(
-        strict_violations(&items(&fixture(DIR, "clean.json"))),
+        strict_violations(&items(&read(DIR, "clean.json"))),
         Vec::<String>::new()
     );
     for (name, want) in [
@@ -278,7 +219,7 @@ fn strict_checker_flags_every_broken_fixture() {
             "item 10: call id call_1 reused while open",
         ),
     ] {
-        let v = strict_violations(&items(&fixture(DIR, name)));
+        let v = strict_violations(&items(&read(DIR, name)));
         assert!(v.iter().any(|m| m.starts_with(want)), "{name}: {v:?}");
     }
 }
@@ -286,15 +227,9 @@ fn strict_checker_flags_every_broken_fixture() {
 #[test]
 fn a_file_with_sorted_keys_gets_sorted_placeholders() {
     // No output to copy: the calling items' sorted keys decide, nested objects included.
-    assert_eq!(
-        lint("sorted-dangling.json"),
-        ["TM001@7:call_track", "TM001@14:call_screen"]
-    );
-    pinned(
+    check_fixed(
         DIR,
         "sorted-dangling.json",
-        "sorted-dangling.repaired.json",
-        &RepairOptions::default(),
+        &["TM001@7:call_track", "TM001@14:call_screen"],
     );
-    strict_after_everything("sorted-dangling.json");
 }

@@ -3,84 +3,44 @@
 //! missing-result rule plus the providers' "results right after the call" rule.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
+pub mod common;
+
+use common::api::{code_ids, dialects, findings, repair_with, with_orphans};
+use common::pinned::{check_fix, check_kept, run_as};
+use common::{docs, files};
 use serde_json::Value;
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions};
+use toolmend::repair::{DuplicatePolicy, OrphanPolicy, RepairOptions};
+
+const SET: &str = "vercel-ai";
 
 fn read(name: &str) -> Vec<u8> {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/vercel-ai")
-        .join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+    files::read(SET, name)
 }
 
-fn findings(name: &str, bytes: &[u8]) -> Vec<String> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    lint::findings(name, &a)
-        .iter()
-        .map(|f| format!("{} {}", f.code, f.call_id.as_deref().unwrap_or("-")))
-        .collect()
-}
-
-fn dialects(name: &str, bytes: &[u8]) -> Vec<&'static str> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    a.doc.conversations.iter().map(|c| c.dialect).collect()
-}
-
-fn repaired_with(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    repair::document(bytes, &a, options).output
-}
-
-fn repaired(name: &str, bytes: &[u8]) -> Vec<u8> {
-    repaired_with(name, bytes, &RepairOptions::default())
-}
-
-fn check_repair(name: &str, expected: Option<&str>) -> Vec<u8> {
-    let input = read(name);
-    let out = repaired(name, &input);
-    match expected {
-        Some(e) => assert!(
-            out == read(e),
-            "{name}: repair differs from {e}:\n{}",
-            String::from_utf8_lossy(&out)
-        ),
-        None => assert_eq!(out, input, "{name}: repair changed a file it must keep"),
-    }
-    assert_eq!(
-        repaired(name, &out),
-        out,
-        "{name}: repair is not idempotent"
-    );
+/// [`check_fix`], and the repaired fixture meets the SDK's and the providers' rules.
+fn fixed(name: &str, before: &[&str]) -> Vec<u8> {
+    let out = check_fix(SET, name, before);
+    assert_strict(name, &out);
     out
 }
 
 /// The message lists of a document: a bare array, `{messages}`, or one message per line.
 fn messages(name: &str, bytes: &[u8]) -> Vec<Value> {
+    let values = docs::values(name, bytes);
     if name.ends_with(".jsonl") {
-        return String::from_utf8_lossy(bytes)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        return values;
     }
-    match serde_json::from_slice(bytes).unwrap() {
-        Value::Array(items) => items,
-        Value::Object(mut o) => match o.remove("messages") {
-            Some(Value::Array(items)) => items,
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    }
+    docs::lists(&values[0], &["/messages"])
+        .first()
+        .map_or_else(Vec::new, |l| l.to_vec())
 }
 
 fn parts<'a>(m: &'a Value, ty: &str) -> Vec<&'a Value> {
-    m["content"]
-        .as_array()
-        .map(|c| c.iter().filter(|p| p["type"] == ty).collect())
-        .unwrap_or_default()
+    docs::array(m, "content")
+        .iter()
+        .filter(|p| p["type"] == ty)
+        .collect()
 }
 
 /// The AI SDK's check (every client-side tool-call answered by a tool-result, or an approval
@@ -164,18 +124,14 @@ fn checker_rejects_the_broken_fixtures() {
 
 #[test]
 fn clean_history_with_provider_tools_and_an_approval_is_clean() {
-    let bytes = read("clean.json");
+    let bytes = check_kept(SET, "clean.json", &[]);
     assert_eq!(dialects("clean.json", &bytes), ["vercel-ai"]);
-    assert!(findings("clean.json", &bytes).is_empty());
-    check_repair("clean.json", None);
     assert_strict("clean.json", &bytes);
 }
 
 #[test]
 fn trailing_call_gets_a_new_tool_message() {
-    let bytes = read("dangling.json");
-    let a = lint::analyse("dangling.json", &bytes, &LintOptions::default());
-    let f = lint::findings("dangling.json", &a);
+    let f = findings("dangling.json", &read("dangling.json"));
     assert_eq!(f.len(), 1);
     assert!(
         f[0].message
@@ -183,105 +139,63 @@ fn trailing_call_gets_a_new_tool_message() {
         "{}",
         f[0].message
     );
-    let out = check_repair("dangling.json", Some("dangling.repaired.json"));
-    assert!(findings("dangling.json", &out).is_empty());
-    assert_strict("dangling.json", &out);
+    fixed("dangling.json", &["TM001 call_fx"]);
 }
 
 #[test]
 fn partial_results_are_completed_in_the_last_tool_message() {
-    assert_eq!(
-        findings("partial.json", &read("partial.json")),
-        ["TM001 call_c"]
-    );
-    let out = check_repair("partial.json", Some("partial.repaired.json"));
-    assert!(findings("partial.json", &out).is_empty());
-    assert_strict("partial.json", &out);
+    fixed("partial.json", &["TM001 call_c"]);
 }
 
 #[test]
 fn v4_messages_get_v4_results() {
-    assert_eq!(findings("v4.json", &read("v4.json")), ["TM001 c2"]);
-    let out = check_repair("v4.json", Some("v4.repaired.json"));
+    let out = fixed("v4.json", &["TM001 c2"]);
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains(
         r#""result":"[Tool call was interrupted and did not return a result.]","isError":true"#
     ));
-    assert_strict("v4.json", &out);
 }
 
 #[test]
 fn pending_approval_without_a_response_is_dangling() {
-    assert_eq!(
-        findings("approval_pending.json", &read("approval_pending.json")),
-        ["TM001 call_del"]
-    );
-    let out = check_repair(
-        "approval_pending.json",
-        Some("approval_pending.repaired.json"),
-    );
-    assert!(findings("approval_pending.json", &out).is_empty());
-    assert_strict("approval_pending.json", &out);
+    fixed("approval_pending.json", &["TM001 call_del"]);
 }
 
 #[test]
 fn reused_ids_are_legal_until_one_is_left_unanswered() {
-    assert_eq!(
-        findings("reused_ids.json", &read("reused_ids.json")),
-        ["TM001 call_1"]
-    );
-    let out = check_repair("reused_ids.json", Some("reused_ids.repaired.json"));
-    assert!(findings("reused_ids.json", &out).is_empty());
-    assert_strict("reused_ids.json", &out);
+    fixed("reused_ids.json", &["TM001 call_1"]);
 }
 
 #[test]
 fn misplaced_tool_message_is_moved_after_its_call() {
-    assert_eq!(
-        findings("misplaced.json", &read("misplaced.json")),
-        ["TM003 call_read"]
-    );
-    let out = check_repair("misplaced.json", Some("misplaced.repaired.json"));
-    assert!(findings("misplaced.json", &out).is_empty());
-    assert_strict("misplaced.json", &out);
+    fixed("misplaced.json", &["TM003 call_read"]);
 }
 
 #[test]
 fn orphans_and_duplicates_change_only_by_policy() {
-    let bytes = read("orphan.json");
-    assert_eq!(findings("orphan.json", &bytes), ["TM002 call_gone"]);
-    check_repair("orphan.json", None);
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
-    let out = repaired_with("orphan.json", &bytes, &note);
-    assert_eq!(out, read("orphan.note.repaired.json"));
-    assert!(findings("orphan.json", &out).is_empty());
+    check_kept(SET, "orphan.json", &["TM002 call_gone"]);
+    let note = with_orphans(OrphanPolicy::Note);
+    let out = run_as(SET, "orphan.json", "orphan.note.repaired.json", &note);
+    assert!(code_ids("orphan.json", &out).is_empty());
 
-    let bytes = read("duplicate.json");
-    assert_eq!(findings("duplicate.json", &bytes), ["TM004 call_t"]);
-    check_repair("duplicate.json", None);
+    let bytes = check_kept(SET, "duplicate.json", &["TM004 call_t"]);
     let keep_first = RepairOptions {
         duplicates: Some(DuplicatePolicy::KeepFirst),
         ..RepairOptions::default()
     };
-    let out = repaired_with("duplicate.json", &bytes, &keep_first);
-    assert!(findings("duplicate.json", &out).is_empty());
+    let out = repair_with("duplicate.json", &bytes, &keep_first);
+    assert!(code_ids("duplicate.json", &out).is_empty());
     assert_strict("duplicate.json", &out);
 }
 
 #[test]
 fn message_lines_keep_their_crlf() {
-    let bytes = read("messages.jsonl");
-    assert_eq!(findings("messages.jsonl", &bytes), ["TM001 call_ls"]);
-    let out = check_repair("messages.jsonl", Some("messages.repaired.jsonl"));
+    let out = fixed("messages.jsonl", &["TM001 call_ls"]);
     assert_eq!(
         out.windows(2).filter(|w| w == b"\r\n").count(),
         4,
         "every line ends in CRLF"
     );
-    assert_strict("messages.jsonl", &out);
 }
 
 #[test]
@@ -290,20 +204,20 @@ fn synthetic_marker_is_a_provider_option() {
         mark_synthetic: true,
         ..RepairOptions::default()
     };
-    let out = repaired_with("dangling.json", &read("dangling.json"), &options);
+    let out = repair_with("dangling.json", &read("dangling.json"), &options);
     let v: Value = serde_json::from_slice(&out).unwrap();
     let part = &v["messages"][2]["content"][0];
     assert_eq!(part["providerOptions"]["toolmend"]["synthetic"], true);
     assert_eq!(part["output"]["type"], "error-text");
-    assert!(findings("dangling.json", &out).is_empty());
+    assert!(code_ids("dangling.json", &out).is_empty());
 }
 
 #[test]
 fn openai_messages_are_not_vercel_and_vercel_messages_are_not_openai() {
     let openai = br#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}"#;
     assert_eq!(dialects("o.json", openai), ["openai-chat"]);
-    assert!(findings("o.json", openai).is_empty());
+    assert!(code_ids("o.json", openai).is_empty());
     let vercel = br#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"tool","content":[{"type":"tool-result","toolCallId":"c1","toolName":"f","output":{"type":"text","value":"x"}}]}]}"#;
     assert_eq!(dialects("v.json", vercel), ["vercel-ai"]);
-    assert_eq!(findings("v.json", vercel), ["TM002 c1"]);
+    assert_eq!(code_ids("v.json", vercel), ["TM002 c1"]);
 }

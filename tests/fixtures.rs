@@ -8,8 +8,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, RepairOptions};
+pub mod common;
+
+use common::api::{findings, repaired};
+use common::files;
 
 const DIALECTS: &[&str] = &["openai-chat", "langchain", "claude-code"];
 
@@ -27,8 +29,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn lint_lines(name: &str, bytes: &[u8]) -> String {
-    let analysed = lint::analyse(name, bytes, &LintOptions::default());
-    lint::findings(name, &analysed)
+    findings(name, bytes)
         .iter()
         .map(|f| {
             format!(
@@ -42,41 +43,17 @@ fn lint_lines(name: &str, bytes: &[u8]) -> String {
         .collect()
 }
 
-fn repaired(name: &str, bytes: &[u8]) -> Vec<u8> {
-    let analysed = lint::analyse(name, bytes, &LintOptions::default());
-    repair::document(bytes, &analysed, &RepairOptions::default()).output
-}
-
-fn check(path: &Path, bless: bool) -> Vec<String> {
-    let mut problems = Vec::new();
+fn check(path: &Path) -> Vec<String> {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let bytes = fs::read(path).unwrap();
-    let (stem, ext) = name.rsplit_once('.').unwrap();
-    let lint_path = path.with_file_name(format!("{stem}.lint"));
-    let repaired_path = path.with_file_name(format!("{stem}.repaired.{ext}"));
-
+    let (stem, _) = name.rsplit_once('.').unwrap();
     let got = lint_lines(&name, &bytes);
     let out = repaired(&name, &bytes);
-    if bless {
-        fs::write(&lint_path, &got).unwrap();
-        if out != bytes {
-            fs::write(&repaired_path, &out).unwrap();
-        } else if repaired_path.exists() {
-            fs::remove_file(&repaired_path).unwrap();
-        }
-    }
-    let want = fs::read_to_string(&lint_path).unwrap_or_default();
-    if got != want {
-        problems.push(format!("{name}: findings\n--- want\n{want}--- got\n{got}"));
-    }
-    let want_out = fs::read(&repaired_path).unwrap_or_else(|_| bytes.clone());
-    if out != want_out {
-        problems.push(format!(
-            "{name}: repair output differs\n--- want\n{}\n--- got\n{}",
-            String::from_utf8_lossy(&want_out),
-            String::from_utf8_lossy(&out)
-        ));
-    }
+    let checks = [
+        files::check_pinned(&path.with_file_name(format!("{stem}.lint")), got.as_bytes()),
+        files::check_repair_pinned(path, &bytes, &out),
+    ];
+    let mut problems: Vec<String> = checks.into_iter().filter_map(Result::err).collect();
     let again = lint_lines(&name, &out);
     if again.contains(" TM001 ") || again.contains(" TM003 ") {
         problems.push(format!(
@@ -91,14 +68,12 @@ fn check(path: &Path, bless: bool) -> Vec<String> {
 
 #[test]
 fn pinned_fixtures() {
-    let bless = std::env::var_os("TOOLMEND_BLESS").is_some();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut problems = Vec::new();
     let mut count = 0;
     for dialect in DIALECTS {
-        for path in inputs(&root.join(dialect)) {
+        for path in inputs(&files::dir(dialect)) {
             count += 1;
-            problems.extend(check(&path, bless));
+            problems.extend(check(&path));
         }
     }
     assert!(count >= 10, "only {count} fixtures found");

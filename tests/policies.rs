@@ -1,17 +1,15 @@
 //! Repair options beyond the safe default: unsafe policies, the placeholder template, the
 //! synthetic marker, `--tail`, and the DeerFlow compatibility profile.
 
+pub mod common;
+
+use common::api::codes;
 use toolmend::lint::{self, LintOptions};
 use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions};
 
 fn run(src: &str, name: &str, lint_opts: &LintOptions, opts: &RepairOptions) -> String {
     let a = lint::analyse(name, src.as_bytes(), lint_opts);
     String::from_utf8(repair::document(src.as_bytes(), &a, opts).output).unwrap()
-}
-
-fn codes(src: &str, name: &str) -> Vec<&'static str> {
-    let a = lint::analyse(name, src.as_bytes(), &LintOptions::default());
-    lint::findings(name, &a).iter().map(|f| f.code).collect()
 }
 
 const MIXED: &str = r#"[
@@ -41,7 +39,7 @@ fn orphans_drop_and_note() {
     let out = run(MIXED, "m.json", &LintOptions::default(), &drop);
     assert!(!out.contains("ghost"), "{out}");
     assert!(out.starts_with("[\n  {\"role\": \"assistant\""), "{out}");
-    assert_eq!(codes(&out, "m.json"), ["TM004"]);
+    assert_eq!(codes("m.json", out.as_bytes()), ["TM004"]);
 
     let note = RepairOptions {
         orphans: OrphanPolicy::Note,
@@ -52,7 +50,7 @@ fn orphans_drop_and_note() {
         out.contains(r#"{"role": "user", "content": "[toolmend: tool result for unknown call ghost] no call"}"#),
         "{out}"
     );
-    assert_eq!(codes(&out, "m.json"), ["TM004"]);
+    assert_eq!(codes("m.json", out.as_bytes()), ["TM004"]);
 }
 
 #[test]
@@ -75,7 +73,7 @@ fn duplicates_keep_first_or_last() {
         !out.contains("\"first\"") && out.contains("\"second\""),
         "{out}"
     );
-    assert_eq!(codes(&out, "m.json"), ["TM002"]);
+    assert_eq!(codes("m.json", out.as_bytes()), ["TM002"]);
 }
 
 const DANGLING: &str = r#"[{"type": "ai", "data": {"content": "", "type": "ai", "tool_calls": [{"name": "search", "args": {}, "id": "c9", "type": "tool_call"}]}}, {"type": "human", "data": {"content": "hello", "type": "human"}}]"#;

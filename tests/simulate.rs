@@ -11,6 +11,20 @@ fn names(list: &[&str]) -> Option<Vec<String>> {
     Some(list.iter().map(|s| s.to_string()).collect())
 }
 
+/// Both orders of a direct `ask_user_question` and a direct `send_email`.
+const BOTH_ORDERS: [[&str; 2]; 2] = [
+    ["ask_user_question", "send_email"],
+    ["send_email", "ask_user_question"],
+];
+
+/// Legacy mode with two interrupting tools, `ask_user_question` and `confirm_payment`.
+fn two_interrupters() -> SetOptions {
+    SetOptions {
+        interrupting: names(&["ask_user_question", "confirm_payment"]),
+        ..SetOptions::default()
+    }
+}
+
 fn event_driven(direct: &[&str]) -> SetOptions {
     SetOptions {
         direct: names(direct),
@@ -49,10 +63,7 @@ fn all_counts(outcome: &Outcome) -> Vec<(usize, usize)> {
 fn direct_ask_and_direct_side_effect_double_execute_only_unguarded() {
     let sets = event_driven(&["ask_user_question", "send_email"]).resolve();
     assert_eq!(sets.mode, Mode::EventDriven);
-    for order in [
-        ["ask_user_question", "send_email"],
-        ["send_email", "ask_user_question"],
-    ] {
+    for order in BOTH_ORDERS {
         let b = batch(&order);
         let unguarded = simulate(&sets, &b, Strategy::Unguarded);
         assert_eq!(runs(&unguarded, "send_email"), (2, 2), "{order:?}");
@@ -69,10 +80,7 @@ fn direct_ask_and_direct_side_effect_double_execute_only_unguarded() {
 fn legacy_mode_matches_the_event_driven_direct_shape() {
     let sets = SetOptions::default().resolve();
     assert_eq!(sets.mode, Mode::Legacy);
-    for order in [
-        ["ask_user_question", "send_email"],
-        ["send_email", "ask_user_question"],
-    ] {
+    for order in BOTH_ORDERS {
         let b = batch(&order);
         let unguarded = simulate(&sets, &b, Strategy::Unguarded);
         assert_eq!(runs(&unguarded, "send_email"), (2, 2), "{order:?}");
@@ -115,11 +123,7 @@ fn guarded_name_that_is_only_an_event_stub_is_host_handled_without_a_pause() {
 
 #[test]
 fn two_interrupting_tools_need_three_passes() {
-    let sets = SetOptions {
-        interrupting: names(&["ask_user_question", "confirm_payment"]),
-        ..SetOptions::default()
-    }
-    .resolve();
+    let sets = two_interrupters().resolve();
     let b = batch(&["ask_user_question", "confirm_payment", "send_email"]);
 
     let unguarded = simulate(&sets, &b, Strategy::Unguarded);
@@ -134,9 +138,8 @@ fn two_interrupting_tools_need_three_passes() {
 
     // Guarding only one of them lets the other share the side effect's group.
     let half = SetOptions {
-        interrupting: names(&["ask_user_question", "confirm_payment"]),
         guard: names(&["ask_user_question"]),
-        ..SetOptions::default()
+        ..two_interrupters()
     }
     .resolve();
     let o = simulate(&half, &b, Strategy::Guarded);
@@ -222,11 +225,7 @@ fn approval_gate_on_an_event_tool_reruns_direct_siblings() {
 
 #[test]
 fn send_per_call_never_reruns_a_completed_sibling() {
-    let sets = SetOptions {
-        interrupting: names(&["ask_user_question", "confirm_payment"]),
-        ..SetOptions::default()
-    }
-    .resolve();
+    let sets = two_interrupters().resolve();
     for calls in [
         &["ask_user_question", "send_email"][..],
         &["send_email", "ask_user_question", "web_search"][..],
@@ -263,11 +262,7 @@ fn settled_cache_keeps_direct_siblings_to_one_run() {
 
 #[test]
 fn settled_cache_misattributes_answers_between_two_interrupting_tools() {
-    let sets = SetOptions {
-        interrupting: names(&["ask_user_question", "confirm_payment"]),
-        ..SetOptions::default()
-    }
-    .resolve();
+    let sets = two_interrupters().resolve();
     let b = batch(&["ask_user_question", "confirm_payment", "send_email"]);
     for strategy in [Strategy::UnguardedCached, Strategy::GuardedCached] {
         let o = simulate(&sets, &b, strategy);
@@ -384,11 +379,7 @@ fn json_matches_the_contract_for_the_spec_example() {
 
 #[test]
 fn warnings_key_appears_only_when_there_are_warnings() {
-    let sets = SetOptions {
-        interrupting: names(&["ask_user_question", "confirm_payment"]),
-        ..SetOptions::default()
-    }
-    .resolve();
+    let sets = two_interrupters().resolve();
     let b = batch(&["ask_user_question", "confirm_payment"]);
     let report = Report::run(
         &sets,

@@ -16,7 +16,8 @@ use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
-use super::openai_chat::role_of;
+use super::common::{array_at, role_message, string};
+use super::layout::{member_names, ordered, sorts_keys};
 use super::{Dialect, ReadCx};
 
 /// The Anthropic Messages dialect (API request bodies, batch `params`, SDK histories).
@@ -35,8 +36,7 @@ fn is_server_result(ty: &str) -> bool {
 /// The content array of a message object, if its content is a list of blocks.
 pub(super) fn content_blocks(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
     tree.get(node, "role")?;
-    tree.get(node, "content")
-        .filter(|&c| tree.kind(c) == Kind::Array)
+    array_at(tree, node, "content")
 }
 
 impl Dialect for Anthropic {
@@ -64,57 +64,37 @@ impl Dialect for Anthropic {
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
-        if tree.kind(node) != Kind::Object {
-            return None;
-        }
-        let role = tree
-            .get_str(node, "role")
-            .map_or(Role::Other, |r| role_of(&r));
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = role_message(tree, node, cx)?;
         let Some(blocks) = content_blocks(tree, node) else {
             return Some(msg);
         };
         // Results count as leading while only `tool_result` blocks precede them in a user turn.
-        let mut leading = role == Role::User;
+        let mut leading = msg.role == Role::User;
         let mut server_ids: Vec<String> = Vec::new();
         for (i, b) in tree.children(blocks).enumerate() {
             let ty = tree.get_str(b, "type").unwrap_or_default();
             let suffix = ReadCx::suffix(&[&"content", &i]);
             let server = is_server_call(&ty);
             if ty == "tool_use" || server {
-                let id = tree.get(b, "id");
                 let call = Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(b, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, b, &suffix),
-                    id_span: id
-                        .filter(|&v| tree.kind(v) == Kind::String)
-                        .map(|v| cx.span(tree, v)),
-                    kind: ty.clone().into_owned(),
+                    name: string(tree, tree.get(b, "name")),
                     server,
+                    ..cx.call(tree, b, &suffix, tree.get(b, "id"), &ty)
                 };
                 if server {
                     server_ids.extend(call.id.clone());
                 }
                 msg.calls.push(call);
             } else if ty == "tool_result" || is_server_result(&ty) {
-                let id = tree.get(b, "tool_use_id");
-                let id_str = id.and_then(|v| tree.str(v)).map(|s| s.into_owned());
+                let result = cx.result(tree, b, &suffix, tree.get(b, "tool_use_id"));
                 // An inline server result pairs with a server call earlier in its message; only
                 // one without it enters the walk (where it is an orphan).
                 let paired = is_server_result(&ty)
-                    && id_str.as_ref().is_some_and(|id| server_ids.contains(id));
+                    && result.id.as_ref().is_some_and(|id| server_ids.contains(id));
                 if !paired {
                     msg.results.push(ToolResult {
-                        id: id_str,
-                        name: None,
-                        pos: cx.pos(tree, b, &suffix),
-                        id_span: id
-                            .filter(|&v| tree.kind(v) == Kind::String)
-                            .map(|v| cx.span(tree, v)),
-                        span: cx.span(tree, b),
                         leading: leading && ty == "tool_result",
-                        whole_message: false,
+                        ..result
                     });
                 }
             }
@@ -233,7 +213,8 @@ fn result_block(cx: &RepairCx<'_>, call: &Call, sample: Option<&Tree<'_>>) -> J 
         t.get(t.root(), "content")
             .is_some_and(|c| t.kind(c) == Kind::Array)
     });
-    let sorted = sorts_keys(cx, sample.map(|t| (t, t.root())));
+    let like = sample.map(|t| member_names(t, t.root()));
+    let sorted = sorts_keys(cx, like.as_deref());
     let content = if list {
         J::Arr(vec![ordered(
             vec![("type", J::str("text")), ("text", J::str(text))],
@@ -250,7 +231,7 @@ fn result_block(cx: &RepairCx<'_>, call: &Call, sample: Option<&Tree<'_>>) -> J 
             ("content", content),
             ("is_error", J::Bool(true)),
         ],
-        sample.map(|t| (t, t.root())),
+        like.as_deref(),
         sorted,
     )
 }
@@ -270,45 +251,12 @@ pub(super) fn sample_block<'a>(
         .find(|t| want(t, t.root()))
 }
 
-/// Are the keys of object `node` in sorted order (as `json.dumps(sort_keys=True)` writes)?
-pub(super) fn keys_sorted(tree: &Tree<'_>, node: NodeId) -> bool {
-    let keys: Vec<_> = tree.members(node).map(|(k, _)| k).collect();
-    keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1])
-}
-
-/// Does the file sort its keys? Judged on the sample result object, else on the calling
-/// message.
-pub(super) fn sorts_keys(cx: &RepairCx<'_>, sample: Option<(&Tree<'_>, NodeId)>) -> bool {
-    match sample {
-        Some((tree, node)) => keys_sorted(tree, node),
-        None => cx
-            .reparse(cx.owner)
-            .is_some_and(|t| keys_sorted(&t, t.root())),
-    }
-}
-
-/// An object of `fields`, ordered like the keys of `like` (fields it lacks go last, in the
-/// given order), or sorted by key when the file sorts its keys.
-pub(super) fn ordered(
-    mut fields: Vec<(&str, J)>,
-    like: Option<(&Tree<'_>, NodeId)>,
-    sorted: bool,
-) -> J {
-    if sorted {
-        fields.sort_by(|a, b| a.0.cmp(b.0));
-    } else if let Some((tree, node)) = like {
-        let order: Vec<_> = tree.members(node).map(|(k, _)| k).collect();
-        fields.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(order.len()));
-    }
-    J::obj(fields)
-}
-
 /// A new user message holding `blocks`, inserted right after the calling message (`role` and
 /// `content` in that message's order).
 pub(super) fn new_user_message(cx: &RepairCx<'_>, blocks: Vec<J>) -> Edit {
-    let owner = cx.reparse(cx.anchor);
+    let like = cx.reparse(cx.anchor).map(|t| member_names(&t, t.root()));
     let fields = vec![("role", J::str("user")), ("content", J::Arr(blocks))];
-    let msg = ordered(fields, owner.as_ref().map(|t| (t, t.root())), false);
+    let msg = ordered(fields, like.as_deref(), false);
     cx.insert_after(cx.anchor, &[msg])
 }
 
@@ -432,10 +380,8 @@ mod tests {
         let t = parse(src).unwrap();
         let cursor = super::super::Cursor::default();
         let cx = ReadCx {
-            base: 0,
-            line: 1,
             pointer: "/0".into(),
-            cursor: &cursor,
+            ..ReadCx::new(0, 1, &cursor)
         };
         let a = Anthropic.read(&t, t.index(0, 0).unwrap(), &cx).unwrap();
         assert_eq!(a.role, Role::Assistant);
@@ -460,36 +406,5 @@ mod tests {
             )
             .unwrap();
         assert!(s.results.is_empty() && s.calls.is_empty());
-    }
-
-    #[test]
-    fn key_order_follows_the_sample() {
-        let t =
-            parse(br#"{"content":"x","is_error":false,"tool_use_id":"a","type":"tool_result"}"#)
-                .unwrap();
-        assert!(keys_sorted(&t, 0));
-        let j = ordered(
-            vec![("type", J::Null), ("b", J::Null), ("a", J::Null)],
-            None,
-            true,
-        );
-        assert_eq!(
-            j.render(&Style::default()),
-            r#"{"a":null,"b":null,"type":null}"#
-        );
-        let like = parse(br#"{"tool_use_id":1,"type":2}"#).unwrap();
-        let j = ordered(
-            vec![
-                ("type", J::Null),
-                ("is_error", J::Null),
-                ("tool_use_id", J::Null),
-            ],
-            Some((&like, 0)),
-            false,
-        );
-        assert_eq!(
-            j.render(&Style::default()),
-            r#"{"tool_use_id":null,"type":null,"is_error":null}"#
-        );
     }
 }

@@ -8,24 +8,17 @@
 //! user and assistant turns to alternate, which both keep).
 
 use crate::analysis::{CallAt, Defect, Window};
-use crate::json::{J, Kind, NodeId, Tree};
+use crate::json::{J, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
-use super::anthropic::{
-    content_blocks, merge_blocks, new_user_message, ordered, sample_block, sorts_keys,
-};
-use super::openai_chat::role_of;
+use super::anthropic::{content_blocks, merge_blocks, new_user_message, sample_block};
+use super::common::{object_at, role_message, string};
+use super::layout::{member_names, ordered, sorts_keys};
 use super::{Dialect, ReadCx};
 
 /// The Bedrock Converse dialect (`converse` request messages, Strands-style histories).
 pub struct Bedrock;
-
-/// The object under `key` of a content block, when it is one.
-fn block_field(tree: &Tree<'_>, block: NodeId, key: &str) -> Option<NodeId> {
-    tree.get(block, key)
-        .filter(|&v| tree.kind(v) == Kind::Object)
-}
 
 impl Dialect for Bedrock {
     fn name(&self) -> &'static str {
@@ -39,9 +32,9 @@ impl Dialect for Bedrock {
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
         let blocks = content_blocks(tree, node)?;
         tree.children(blocks).find_map(|b| {
-            if block_field(tree, b, "toolUse").is_some() {
+            if object_at(tree, b, "toolUse").is_some() {
                 Some("a message with `toolUse` content blocks (Bedrock Converse)")
-            } else if block_field(tree, b, "toolResult").is_some() {
+            } else if object_at(tree, b, "toolResult").is_some() {
                 Some("a message with `toolResult` content blocks (Bedrock Converse)")
             } else {
                 None
@@ -50,43 +43,22 @@ impl Dialect for Bedrock {
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
-        if tree.kind(node) != Kind::Object {
-            return None;
-        }
-        let role = tree
-            .get_str(node, "role")
-            .map_or(Role::Other, |r| role_of(&r));
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = role_message(tree, node, cx)?;
         let Some(blocks) = content_blocks(tree, node) else {
             return Some(msg);
         };
         for (i, b) in tree.children(blocks).enumerate() {
             let suffix = ReadCx::suffix(&[&"content", &i]);
-            if let Some(call) = block_field(tree, b, "toolUse") {
-                let id = tree.get(call, "toolUseId");
+            if let Some(call) = object_at(tree, b, "toolUse") {
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(call, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, b, &suffix),
-                    id_span: id
-                        .filter(|&v| tree.kind(v) == Kind::String)
-                        .map(|v| cx.span(tree, v)),
-                    kind: "toolUse".into(),
-                    server: false,
+                    name: string(tree, tree.get(call, "name")),
+                    ..cx.call(tree, b, &suffix, tree.get(call, "toolUseId"), "toolUse")
                 });
-            } else if let Some(result) = block_field(tree, b, "toolResult") {
-                let id = tree.get(result, "toolUseId");
+            } else if let Some(result) = object_at(tree, b, "toolResult") {
                 msg.results.push(ToolResult {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: None,
-                    pos: cx.pos(tree, b, &suffix),
-                    id_span: id
-                        .filter(|&v| tree.kind(v) == Kind::String)
-                        .map(|v| cx.span(tree, v)),
-                    span: cx.span(tree, b),
                     // Anywhere in the user message counts as in place.
-                    leading: role == Role::User,
-                    whole_message: false,
+                    leading: msg.role == Role::User,
+                    ..cx.result(tree, b, &suffix, tree.get(result, "toolUseId"))
                 });
             }
         }
@@ -94,19 +66,20 @@ impl Dialect for Bedrock {
     }
 
     fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
-        let sample = sample_block(cx, |t, b| block_field(t, b, "toolResult").is_some());
+        let sample = sample_block(cx, |t, b| object_at(t, b, "toolResult").is_some());
+        // The key order of the file's own `toolResult` objects.
         let like = sample
             .as_ref()
-            .and_then(|t| block_field(t, t.root(), "toolResult").map(|r| (t, r)));
+            .and_then(|t| object_at(t, t.root(), "toolResult").map(|r| member_names(t, r)));
         let blocks: Vec<J> = calls
             .iter()
-            .map(|c| result_block(cx, &c.call, like))
+            .map(|c| result_block(cx, &c.call, like.as_deref()))
             .collect();
         // After the next message's last `toolResult` block, else at its front.
         let after_results = |t: &Tree<'_>, elems: &[NodeId]| {
             elems
                 .iter()
-                .rposition(|&b| block_field(t, b, "toolResult").is_some())
+                .rposition(|&b| object_at(t, b, "toolResult").is_some())
                 .map_or(0, |i| i + 1)
         };
         let merged = cx
@@ -143,7 +116,7 @@ impl Dialect for Bedrock {
 /// The placeholder `toolResult` block for one dangling call: `status: "error"` with the
 /// placeholder text as its (required non-empty) content, keys ordered like the file's own
 /// `toolResult` objects. No synthetic marker: Converse rejects unknown fields.
-fn result_block(cx: &RepairCx<'_>, call: &Call, like: Option<(&Tree<'_>, NodeId)>) -> J {
+fn result_block(cx: &RepairCx<'_>, call: &Call, like: Option<&[String]>) -> J {
     let sorted = sorts_keys(cx, like);
     let inner = ordered(
         vec![
@@ -197,10 +170,8 @@ mod tests {
         let t = parse(src).unwrap();
         let cursor = super::super::Cursor::default();
         let cx = ReadCx {
-            base: 0,
-            line: 1,
             pointer: "/1".into(),
-            cursor: &cursor,
+            ..ReadCx::new(0, 1, &cursor)
         };
         let a = Bedrock.read(&t, t.index(0, 0).unwrap(), &cx).unwrap();
         assert_eq!(a.calls.len(), 1);

@@ -19,6 +19,7 @@ use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
 
 /// The Claude Code session transcript dialect.
@@ -70,17 +71,12 @@ impl Dialect for ClaudeCode {
             "user" => Role::User,
             _ => return None,
         };
-        let message = tree
-            .get(node, "message")
-            .filter(|&m| tree.kind(m) == Kind::Object)?;
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let message = object_at(tree, node, "message")?;
+        let mut msg = cx.message(tree, node, role);
         if role == Role::Assistant {
             msg.group = tree.get_str(message, "id").map(|s| s.into_owned());
         }
-        let Some(content) = tree
-            .get(message, "content")
-            .filter(|&c| tree.kind(c) == Kind::Array)
-        else {
+        let Some(content) = array_at(tree, message, "content") else {
             return Some(msg);
         };
         let blocks = tree.len(content);
@@ -90,28 +86,18 @@ impl Dialect for ClaudeCode {
             let ty = ty.as_deref().unwrap_or("");
             let suffix = format!("/message/content/{i}");
             if role == Role::Assistant && (ty == "tool_use" || SERVER_CALLS.contains(&ty)) {
-                let id = tree.get(block, "id");
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(block, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, block, &suffix),
-                    id_span: string_span(tree, id, cx),
-                    kind: ty.to_string(),
+                    name: string(tree, tree.get(block, "name")),
                     server: ty != "tool_use",
+                    ..cx.call(tree, block, &suffix, tree.get(block, "id"), ty)
                 });
             } else if role == Role::User && ty == "tool_result" {
-                let id = tree.get(block, "tool_use_id");
+                // Never the whole message: a result line is a link of the `parentUuid` chain,
+                // and Claude Code rebuilds the history from that chain, not from file order:
+                // moving the line would change nothing and deleting it would cut the chain.
                 msg.results.push(ToolResult {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: None,
-                    pos: cx.pos(tree, block, &suffix),
-                    id_span: string_span(tree, id, cx),
-                    span: cx.span(tree, block),
                     leading,
-                    // A result line is a link of the `parentUuid` chain, and Claude Code
-                    // rebuilds the history from that chain, not from file order: moving the
-                    // line would change nothing and deleting it would cut the chain.
-                    whole_message: false,
+                    ..cx.result(tree, block, &suffix, tree.get(block, "tool_use_id"))
                 });
             }
             leading &= ty == "tool_result";
@@ -173,14 +159,4 @@ impl Dialect for ClaudeCode {
             _ => return None,
         })
     }
-}
-
-/// The absolute span of a string node (an id token), if it is a string.
-fn string_span(
-    tree: &Tree<'_>,
-    node: Option<NodeId>,
-    cx: &ReadCx<'_>,
-) -> Option<crate::model::Span> {
-    node.filter(|&v| tree.kind(v) == Kind::String)
-        .map(|v| cx.span(tree, v))
 }

@@ -28,6 +28,7 @@ use crate::json::{J, NodeId, Tree};
 use crate::model::Message;
 use crate::repair::{Edit, RepairCx};
 
+use super::layout::{member_names, order_keys};
 use super::openai_responses::{
     insert_outputs, note_text, output_for, output_item, provider_error, read_item,
 };
@@ -52,18 +53,13 @@ fn envelope(cx: &RepairCx<'_>, like: &Message, payload: J) -> J {
         t.get(t.root(), "timestamp")
             .map(|v| t.raw_str(v).into_owned())
     });
-    let mut order: Vec<String> = tree
+    let sample = tree
         .as_ref()
-        .map(|t| t.members(t.root()).map(|(k, _)| k.into_owned()).collect())
+        .map(|t| member_names(t, t.root()))
         .unwrap_or_default();
-    for key in ["timestamp", "type", "payload"] {
-        if !order.iter().any(|k| k == key) {
-            order.push(key.into());
-        }
-    }
     let mut payload = Some(payload);
     let mut fields: Vec<(String, J)> = Vec::new();
-    for key in order {
+    for key in order_keys(&sample, &["timestamp", "type", "payload"]) {
         let value = match key.as_str() {
             "timestamp" => match &timestamp {
                 Some(raw) => J::Raw(raw.clone()),

@@ -7,10 +7,12 @@
 //! a content. Such keys only steer the analysis; they are never written out.
 
 use crate::analysis::{CallAt, Defect, Window};
-use crate::json::{J, Kind, NodeId, Style, Tree, parse};
+use crate::json::{J, Kind, NodeId, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::{array_at, object_at, string};
+use super::layout::{append_to_array, compact, member_names, order_keys, role_object};
 use super::{Dialect, ReadCx};
 
 /// The Gemini API dialect (`generateContent` requests, tuning files, SDK history dumps).
@@ -38,20 +40,7 @@ const PART_KEYS: &[&str] = &[
 
 /// The `parts` array of a Content object.
 fn parts(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
-    if tree.kind(node) != Kind::Object {
-        return None;
-    }
-    tree.get(node, "parts")
-        .filter(|&p| tree.kind(p) == Kind::Array)
-}
-
-/// The object under `key` of a part (`functionCall` / `functionResponse`).
-fn part_obj(tree: &Tree<'_>, part: NodeId, key: &str) -> Option<NodeId> {
-    if tree.kind(part) != Kind::Object {
-        return None;
-    }
-    tree.get(part, key)
-        .filter(|&v| tree.kind(v) == Kind::Object)
+    array_at(tree, node, "parts")
 }
 
 fn is_gemini_part(tree: &Tree<'_>, part: NodeId) -> bool {
@@ -95,8 +84,8 @@ impl Dialect for Gemini {
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
         let parts = parts(tree, node)?;
         if tree.children(parts).any(|p| {
-            part_obj(tree, p, "functionCall").is_some()
-                || part_obj(tree, p, "functionResponse").is_some()
+            object_at(tree, p, "functionCall").is_some()
+                || object_at(tree, p, "functionResponse").is_some()
         }) {
             return Some("a Content with `functionCall` / `functionResponse` parts");
         }
@@ -117,7 +106,7 @@ impl Dialect for Gemini {
         let count = tree.len(parts);
         let responses = tree
             .children(parts)
-            .filter(|&p| part_obj(tree, p, "functionResponse").is_some())
+            .filter(|&p| object_at(tree, p, "functionResponse").is_some())
             .count();
         let role = match role_name.as_deref() {
             Some("model") => Role::Assistant,
@@ -127,31 +116,26 @@ impl Dialect for Gemini {
         };
         // A response turn must hold responses only, and must not be a model turn.
         let leading = !model && responses == count;
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = cx.message(tree, node, role);
         let (mut call_keys, mut result_keys) = (Keys(Vec::new()), Keys(Vec::new()));
         for (i, part) in tree.children(parts).enumerate() {
             let suffix = format!("/parts/{i}");
-            if let Some(call) = part_obj(tree, part, "functionCall") {
+            if let Some(call) = object_at(tree, part, "functionCall") {
                 let (id, id_node) = call_keys.key(tree, call);
                 msg.calls.push(Call {
                     id: Some(id),
-                    name: tree.get_str(call, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: id_node.map(|v| cx.span(tree, v)),
-                    kind: "functionCall".into(),
-                    server: false,
+                    name: string(tree, tree.get(call, "name")),
+                    ..cx.call(tree, part, &suffix, id_node, "functionCall")
                 });
             }
-            if let Some(resp) = part_obj(tree, part, "functionResponse") {
+            if let Some(resp) = object_at(tree, part, "functionResponse") {
                 let (id, id_node) = result_keys.key(tree, resp);
                 msg.results.push(ToolResult {
                     id: Some(id),
-                    name: tree.get_str(resp, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: id_node.map(|v| cx.span(tree, v)),
-                    span: cx.span(tree, part),
+                    name: string(tree, tree.get(resp, "name")),
                     leading,
                     whole_message: count == 1,
+                    ..cx.result(tree, part, &suffix, id_node)
                 });
             }
         }
@@ -164,27 +148,14 @@ impl Dialect for Gemini {
         if let Some(next) = next.filter(|m| is_response_turn(m)) {
             return Some(vec![append_to_array(cx, next, "parts", &parts)?]);
         }
-        let order = key_order(cx, cx.owner, &["role", "parts"]);
-        let content = J::Obj(
-            order
-                .into_iter()
-                .map(|k| {
-                    let v = if k == "role" {
-                        J::str("user")
-                    } else {
-                        J::Arr(parts.clone())
-                    };
-                    (k, v)
-                })
-                .collect(),
-        );
+        let content = role_object(cx, cx.owner, "user", "parts", J::Arr(parts));
         Some(vec![cx.insert_after(cx.owner, &[content])])
     }
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let r = msg.results.first()?;
         let part = parse(&cx.src[r.span.start..r.span.end]).ok()?;
-        let resp = part_obj(&part, part.root(), "functionResponse")?;
+        let resp = object_at(&part, part.root(), "functionResponse")?;
         let what = match r.id_span {
             Some(_) => r.id.clone().unwrap_or_default(),
             None => format!("to {}", r.name.as_deref().unwrap_or("unknown")),
@@ -196,20 +167,8 @@ impl Dialect for Gemini {
         let text = J::str(format!(
             "[toolmend: tool result for unknown call {what}] {body}"
         ));
-        let order = key_order(cx, msg, &["role", "parts"]);
-        Some(J::Obj(
-            order
-                .into_iter()
-                .map(|k| {
-                    let v = if k == "role" {
-                        J::str("user")
-                    } else {
-                        J::Arr(vec![J::obj([("text", text.clone())])])
-                    };
-                    (k, v)
-                })
-                .collect(),
-        ))
+        let parts = J::Arr(vec![J::obj([("text", text)])]);
+        Some(role_object(cx, msg, "user", "parts", parts))
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
@@ -247,8 +206,7 @@ fn part_keys(cx: &RepairCx<'_>, msg: &Message, offset: usize, key: &str) -> Opti
     let part = t
         .children(parts)
         .find(|&p| t.span(p).0 + msg.span.start == offset)?;
-    let obj = part_obj(&t, part, key)?;
-    Some(t.members(obj).map(|(k, _)| k.into_owned()).collect())
+    Some(member_names(&t, object_at(&t, part, key)?))
 }
 
 /// The placeholder `functionResponse` part for a dangling call. Its keys follow the file's
@@ -272,92 +230,19 @@ fn response_part(cx: &RepairCx<'_>, call: &CallAt) -> J {
             part_keys(cx, holder, c.pos.offset, "functionCall")
         })
         .unwrap_or_default();
-    let mut order: Vec<&str> = sample
-        .iter()
-        .map(String::as_str)
-        .filter(|k| matches!(*k, "name" | "id" | "response"))
-        .collect();
-    for k in ["name", "id", "response"] {
-        if !order.contains(&k) {
-            order.push(k);
-        }
-    }
-    let fields = order
+    let fields = order_keys(&sample, &["name", "id", "response"])
         .into_iter()
         .filter_map(|k| {
-            let v = match k {
+            let v = match k.as_str() {
                 "name" => cx.name_value(&c),
                 "id" if c.id_span.is_some() => cx.id_token(&c),
                 "id" => return None,
                 _ => J::Obj(response.clone()),
             };
-            Some((k.to_string(), v))
+            Some((k, v))
         })
         .collect();
     J::obj([("functionResponse", J::Obj(fields))])
-}
-
-/// A JSON value on one line (as written when it does not parse strictly).
-pub(crate) fn compact(raw: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(raw)
-        .map_or_else(|_| raw.to_string(), |v| v.to_string())
-}
-
-/// The order of `keys` in `msg` (the ones it lacks follow in the given order).
-pub(crate) fn key_order(cx: &RepairCx<'_>, msg: &Message, keys: &[&str]) -> Vec<String> {
-    let mut order: Vec<String> = cx
-        .reparse(msg)
-        .map(|t| {
-            t.members(t.root())
-                .map(|(k, _)| k.into_owned())
-                .filter(|k| keys.contains(&k.as_str()))
-                .collect()
-        })
-        .unwrap_or_default();
-    for k in keys {
-        if !order.iter().any(|o| o == k) {
-            order.push((*k).to_string());
-        }
-    }
-    order
-}
-
-/// Append `items` at the end of the array under `key` of `msg`, laid out like its elements.
-pub(crate) fn append_to_array(
-    cx: &RepairCx<'_>,
-    msg: &Message,
-    key: &str,
-    items: &[J],
-) -> Option<Edit> {
-    let tree = cx.reparse(msg)?;
-    let array = tree
-        .get(tree.root(), key)
-        .filter(|&a| tree.kind(a) == Kind::Array)?;
-    let base = msg.span.start;
-    let src = tree.src();
-    let Some(last) = tree.children(array).last() else {
-        let (start, _) = tree.span(array);
-        let style = cx.style_of(msg);
-        let body: Vec<String> = items.iter().map(|i| i.render(&style)).collect();
-        return Some(Edit::insert(base + start + 1, body.join(&style.comma)));
-    };
-    let (start, end) = tree.span(last);
-    let ws_start = src[..start]
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(0, |i| i + 1);
-    let sep = String::from_utf8_lossy(&src[ws_start..start]).into_owned();
-    let mut style = Style::like(&tree, last);
-    if src.windows(2).any(|w| w == b"\r\n") || cx.src.windows(2).any(|w| w == b"\r\n") {
-        style.newline = "\r\n".into();
-    }
-    let mut text = String::new();
-    for item in items {
-        text.push(',');
-        text.push_str(&sep);
-        text.push_str(&item.render(&style));
-    }
-    Some(Edit::insert(base + end, text))
 }
 
 #[cfg(test)]
@@ -368,12 +253,7 @@ mod tests {
     fn read(src: &str) -> Message {
         let tree = parse(src.as_bytes()).unwrap();
         let cursor = crate::dialect::Cursor::default();
-        let cx = ReadCx {
-            base: 0,
-            line: 1,
-            pointer: String::new(),
-            cursor: &cursor,
-        };
+        let cx = ReadCx::new(0, 1, &cursor);
         Gemini.read(&tree, tree.root(), &cx).unwrap()
     }
 

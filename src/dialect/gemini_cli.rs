@@ -17,7 +17,9 @@ use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Message, Role};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;
+use super::layout::{member_names, order_keys, space_before};
 use super::{Dialect, ReadCx};
 
 /// The Gemini CLI chat-recording dialect.
@@ -28,8 +30,7 @@ fn tool_calls(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
     if tree.kind(node) != Kind::Object || !tree.str_is(node, "type", "gemini") {
         return None;
     }
-    tree.get(node, "toolCalls")
-        .filter(|&a| tree.kind(a) == Kind::Array)
+    array_at(tree, node, "toolCalls")
 }
 
 /// Does a record's `result` give the resumed history a functionResponse part?
@@ -73,22 +74,17 @@ impl Dialect for GeminiCli {
             "user" => Role::User,
             _ => Role::Other,
         };
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = cx.message(tree, node, role);
         if let Some(calls) = tool_calls(tree, node) {
             for (i, record) in tree.children(calls).enumerate() {
                 if tree.kind(record) != Kind::Object {
                     continue;
                 }
-                let id = tree
-                    .get(record, "id")
-                    .filter(|&v| tree.kind(v) == Kind::String);
+                let suffix = format!("/toolCalls/{i}");
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(record, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, record, &format!("/toolCalls/{i}")),
-                    id_span: id.map(|v| cx.span(tree, v)),
-                    kind: "toolCall".into(),
+                    name: string(tree, tree.get(record, "name")),
                     server: answered(tree, record),
+                    ..cx.call(tree, record, &suffix, tree.get(record, "id"), "toolCall")
                 });
             }
         }
@@ -115,26 +111,16 @@ fn response_part(cx: &RepairCx<'_>, call: &Call, sample: &[String]) -> J {
     if let Some(marker) = cx.marker() {
         response.push(("toolmend_synthetic".into(), marker));
     }
-    let mut order: Vec<&str> = sample
-        .iter()
-        .map(String::as_str)
-        .filter(|k| matches!(*k, "id" | "name" | "response"))
-        .collect();
-    for k in ["id", "name", "response"] {
-        if !order.contains(&k) {
-            order.push(k);
-        }
-    }
-    let fields = order
+    let fields = order_keys(sample, &["id", "name", "response"])
         .into_iter()
         .filter_map(|k| {
-            let v = match k {
+            let v = match k.as_str() {
                 "id" if call.id.is_none() => return None,
                 "id" => cx.id_token(call),
                 "name" => cx.name_value(call),
                 _ => J::Obj(response.clone()),
             };
-            Some((k.to_string(), v))
+            Some((k, v))
         })
         .collect();
     J::obj([("functionResponse", J::Obj(fields))])
@@ -157,7 +143,7 @@ fn sample_order(cx: &RepairCx<'_>) -> Vec<String> {
             };
             for p in parts {
                 if let Some(fr) = tree.get(p, "functionResponse") {
-                    return tree.members(fr).map(|(k, _)| k.into_owned()).collect();
+                    return member_names(&tree, fr);
                 }
             }
         }
@@ -203,11 +189,7 @@ fn fill_result(cx: &RepairCx<'_>, call: &CallAt) -> Option<Edit> {
         if tree.kind(result) == Kind::Array && !tree.is_empty(result) {
             let last = tree.children(result).last()?;
             let (ls, le) = tree.span(last);
-            let ws = src[..ls]
-                .iter()
-                .rposition(|b| !b.is_ascii_whitespace())
-                .map_or(0, |i| i + 1);
-            let sep = String::from_utf8_lossy(&src[ws..ls]).into_owned();
+            let sep = space_before(src, ls);
             let mut inner = Style::like(&tree, last);
             inner.newline = style.newline.clone();
             let text = format!(",{sep}{}", part.render(&inner));

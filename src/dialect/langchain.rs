@@ -8,6 +8,7 @@ use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::RepairCx;
 
+use super::common::string;
 use super::{Dialect, ReadCx};
 
 /// The LangChain / LangGraph dialect.
@@ -131,7 +132,7 @@ impl Dialect for LangChain {
         };
         let ty = msg_type(tree, node, form, fields);
         let role = role(&ty);
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = cx.message(tree, node, role);
         let lists: &[&str] = match tree.get(fields, "tool_calls") {
             Some(_) => &["tool_calls", "invalid_tool_calls"],
             None => &["invalid_tool_calls"],
@@ -141,16 +142,10 @@ impl Dialect for LangChain {
                 continue;
             };
             for (i, c) in tree.children(calls).enumerate() {
-                let id = tree.get(c, "id");
+                let suffix = format!("{prefix}/{list}/{i}");
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree.get_str(c, "name").map(|s| s.into_owned()),
-                    pos: cx.pos(tree, c, &format!("{prefix}/{list}/{i}")),
-                    id_span: id
-                        .filter(|&v| tree.kind(v) == Kind::String)
-                        .map(|v| cx.span(tree, v)),
-                    kind: (*list).into(),
-                    server: false,
+                    name: string(tree, tree.get(c, "name")),
+                    ..cx.call(tree, c, &suffix, tree.get(c, "id"), list)
                 });
             }
         }
@@ -158,38 +153,19 @@ impl Dialect for LangChain {
             && let Some(calls) = tree.path(fields, &["additional_kwargs", "tool_calls"])
         {
             for (i, c) in tree.children(calls).enumerate() {
-                let id = tree.get(c, "id");
+                let suffix = format!("{prefix}/additional_kwargs/tool_calls/{i}");
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                    name: tree
-                        .path(c, &["function", "name"])
-                        .and_then(|v| tree.str(v))
-                        .map(|s| s.into_owned()),
-                    pos: cx.pos(
-                        tree,
-                        c,
-                        &format!("{prefix}/additional_kwargs/tool_calls/{i}"),
-                    ),
-                    id_span: id
-                        .filter(|&v| tree.kind(v) == Kind::String)
-                        .map(|v| cx.span(tree, v)),
-                    kind: "additional_kwargs".into(),
-                    server: false,
+                    name: string(tree, tree.path(c, &["function", "name"])),
+                    ..cx.call(tree, c, &suffix, tree.get(c, "id"), "additional_kwargs")
                 });
             }
         }
         if role == Role::Tool {
-            let id = tree.get(fields, "tool_call_id");
             msg.results.push(ToolResult {
-                id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                name: tree.get_str(fields, "name").map(|s| s.into_owned()),
-                pos: msg.pos.clone(),
-                id_span: id
-                    .filter(|&v| tree.kind(v) == Kind::String)
-                    .map(|v| cx.span(tree, v)),
-                span: msg.span,
-                leading: true,
+                name: string(tree, tree.get(fields, "name")),
                 whole_message: true,
+                // The whole message is the result.
+                ..cx.result(tree, node, "", tree.get(fields, "tool_call_id"))
             });
         }
         Some(msg)

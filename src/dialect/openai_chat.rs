@@ -6,22 +6,13 @@ use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::RepairCx;
 
+use super::common::{role_message, string};
+use super::layout::member_names;
 use super::{Dialect, ReadCx};
 
 /// The OpenAI Chat Completions dialect (also Mistral, Groq, DeepSeek, Ollama and most
 /// OpenAI-compatible servers).
 pub struct OpenAiChat;
-
-/// The role of an OpenAI-style message.
-pub(crate) fn role_of(name: &str) -> Role {
-    match name {
-        "assistant" | "ai" | "model" => Role::Assistant,
-        "tool" => Role::Tool,
-        "user" | "human" => Role::User,
-        "system" | "developer" => Role::System,
-        _ => Role::Other,
-    }
-}
 
 impl Dialect for OpenAiChat {
     fn name(&self) -> &'static str {
@@ -44,28 +35,17 @@ impl Dialect for OpenAiChat {
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
-        if tree.kind(node) != Kind::Object {
-            return None;
-        }
-        let role = tree
-            .get_str(node, "role")
-            .map_or(Role::Other, |r| role_of(&r));
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = role_message(tree, node, cx)?;
         if let Some(calls) = tree.get(node, "tool_calls") {
             for (i, c) in tree.children(calls).enumerate() {
                 msg.calls.push(read_call(tree, c, cx, i));
             }
         }
-        if role == Role::Tool {
-            let id = tree.get(node, "tool_call_id");
+        if msg.role == Role::Tool {
             msg.results.push(ToolResult {
-                id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-                name: tree.get_str(node, "name").map(|s| s.into_owned()),
-                pos: msg.pos.clone(),
-                id_span: id.map(|v| cx.span(tree, v)),
-                span: msg.span,
-                leading: true,
+                name: string(tree, tree.get(node, "name")),
                 whole_message: true,
+                ..cx.result(tree, node, "", tree.get(node, "tool_call_id"))
             });
         }
         Some(msg)
@@ -75,7 +55,7 @@ impl Dialect for OpenAiChat {
         let c = &call.call;
         let sample = cx.sample_result().and_then(|m| cx.reparse(m));
         let order: Vec<String> = match &sample {
-            Some(t) => t.members(t.root()).map(|(k, _)| k.into_owned()).collect(),
+            Some(t) => member_names(t, t.root()),
             None => vec!["role".into(), "tool_call_id".into(), "content".into()],
         };
         let mut fields: Vec<(String, J)> = Vec::new();
@@ -124,25 +104,21 @@ impl Dialect for OpenAiChat {
 }
 
 fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
-    let id = tree.get(c, "id");
-    let kind = tree
-        .get_str(c, "type")
-        .map_or("function".into(), |s| s.into_owned());
+    let kind = tree.get_str(c, "type");
     let name = tree
         .path(c, &["function", "name"])
         .or_else(|| tree.path(c, &["custom", "name"]))
-        .or_else(|| tree.get(c, "name"))
-        .and_then(|n| tree.str(n))
-        .map(|s| s.into_owned());
+        .or_else(|| tree.get(c, "name"));
+    let suffix = format!("/tool_calls/{i}");
     Call {
-        id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
-        name,
-        pos: cx.pos(tree, c, &format!("/tool_calls/{i}")),
-        id_span: id
-            .filter(|&v| tree.kind(v) == Kind::String)
-            .map(|v| cx.span(tree, v)),
-        kind,
-        server: false,
+        name: string(tree, name),
+        ..cx.call(
+            tree,
+            c,
+            &suffix,
+            tree.get(c, "id"),
+            kind.as_deref().unwrap_or("function"),
+        )
     }
 }
 

@@ -39,6 +39,8 @@ use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
+use super::common::string;
+use super::layout::{keys_sorted, member_names, ordered};
 use super::{Dialect, ReadCx};
 
 /// The OpenAI Responses dialect (also the Agents SDK's stored items).
@@ -103,10 +105,6 @@ fn output_id_node(tree: &Tree<'_>, item: NodeId, ty: &str) -> Option<NodeId> {
     }
 }
 
-fn string_of(tree: &Tree<'_>, v: Option<NodeId>) -> Option<String> {
-    v.and_then(|v| tree.str(v)).map(|s| s.into_owned())
-}
-
 fn role_of(role: &str) -> Role {
     match role {
         "assistant" => Role::Assistant,
@@ -131,25 +129,15 @@ pub(crate) fn read_item(
     let ty = tree.get_str(item, "type").unwrap_or_default();
     let ty = ty.as_ref();
     let server = server_side(tree, item, ty);
-    let new = |role| Message::new(role, cx.pos(tree, outer, ""), cx.span(tree, outer));
-    let id_span = |v: Option<NodeId>| {
-        v.filter(|&v| tree.kind(v) == Kind::String)
-            .map(|v| cx.span(tree, v))
-    };
+    let new = |role| cx.message(tree, outer, role);
+    let name = string(tree, tree.get(item, "name"));
     if let Some(&(_, _, default_name)) = PAIRS.iter().find(|p| p.0 == ty)
         && !server
     {
-        let id = call_id_node(tree, item, ty);
-        let name = string_of(tree, tree.get(item, "name"))
-            .or_else(|| (!default_name.is_empty()).then(|| default_name.to_string()));
         let mut msg = new(Role::Assistant);
         msg.calls.push(Call {
-            id: string_of(tree, id),
-            name,
-            pos: cx.pos(tree, item, prefix),
-            id_span: id_span(id),
-            kind: ty.to_string(),
-            server: false,
+            name: name.or_else(|| (!default_name.is_empty()).then(|| default_name.to_string())),
+            ..cx.call(tree, item, prefix, call_id_node(tree, item, ty), ty)
         });
         return Some(msg);
     }
@@ -157,26 +145,19 @@ pub(crate) fn read_item(
         let id = tree.get(item, "call_id").or_else(|| tree.get(item, "id"));
         let mut msg = new(Role::Assistant);
         msg.calls.push(Call {
-            id: string_of(tree, id),
-            name: string_of(tree, tree.get(item, "name")).or_else(|| Some(ty.to_string())),
-            pos: cx.pos(tree, item, prefix),
-            id_span: id_span(id),
-            kind: ty.to_string(),
+            name: name.or_else(|| Some(ty.to_string())),
             server: true,
+            ..cx.call(tree, item, prefix, id, ty)
         });
         return Some(msg);
     }
     if is_output(ty) && !server {
-        let id = output_id_node(tree, item, ty);
         let mut msg = new(Role::Tool);
         msg.results.push(ToolResult {
-            id: string_of(tree, id),
-            name: string_of(tree, tree.get(item, "name")),
-            pos: cx.pos(tree, item, prefix),
-            id_span: id_span(id),
+            name,
             span: msg.span,
-            leading: true,
             whole_message: true,
+            ..cx.result(tree, item, prefix, output_id_node(tree, item, ty))
         });
         return Some(msg);
     }
@@ -222,7 +203,7 @@ fn answers_stored_call(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, id: &str)
         let ty = tree.get_str(c, "type").unwrap_or_default();
         output_for(&ty).is_some()
             && !server_side(tree, c, &ty)
-            && string_of(tree, call_id_node(tree, c, &ty)).as_deref() == Some(id)
+            && string(tree, call_id_node(tree, c, &ty)).as_deref() == Some(id)
     })
 }
 
@@ -278,17 +259,10 @@ impl Dialect for OpenAiResponses {
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let text = note_text(cx, msg, false)?;
-        let note = J::obj([("role", J::str("user")), ("content", J::str(text))]);
         let tree = cx.reparse(msg)?;
-        let keys: Vec<String> = tree
-            .members(tree.root())
-            .map(|(k, _)| k.into_owned())
-            .collect();
-        Some(if keys_sorted(&keys) {
-            sort_keys(note)
-        } else {
-            note
-        })
+        let sorted = keys_sorted(&member_names(&tree, tree.root()));
+        let fields = vec![("role", J::str("user")), ("content", J::str(text))];
+        Some(ordered(fields, None, sorted))
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
@@ -337,7 +311,7 @@ fn sample_order(cx: &RepairCx<'_>, out: &str, payload: bool) -> Option<Vec<Strin
         let Some(item) = item_of(&tree, payload) else {
             continue;
         };
-        let keys: Vec<String> = tree.members(item).map(|(k, _)| k.into_owned()).collect();
+        let keys = member_names(&tree, item);
         if tree.str_is(item, "type", out) {
             return Some(keys);
         }
@@ -405,42 +379,15 @@ pub(crate) fn output_item(cx: &RepairCx<'_>, call: &CallAt, out: &str, payload: 
     // A file written with sorted keys: judged on its outputs, else on the calling item.
     let sorted = match &order {
         Some(keys) => keys_sorted(keys),
-        None => holder.is_some_and(|(t, i)| {
-            keys_sorted(
-                &t.members(i)
-                    .map(|(k, _)| k.into_owned())
-                    .collect::<Vec<_>>(),
-            )
-        }),
+        None => holder.is_some_and(|(t, i)| keys_sorted(&member_names(t, i))),
     };
     if let Some(order) = &order {
         let has = |k: &str| order.iter().any(|o| o == k);
         if out == "local_shell_call_output" && has("id") && !has("call_id") {
             fields[1].0 = "id".into();
         }
-        fields.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
     }
-    if sorted {
-        sort_keys(J::Obj(fields))
-    } else {
-        J::Obj(fields)
-    }
-}
-
-fn keys_sorted(keys: &[String]) -> bool {
-    keys.len() > 1 && keys.windows(2).all(|w| w[0] <= w[1])
-}
-
-/// `value` with the keys of every object in sorted order (as `sort_keys=True` writes them).
-fn sort_keys(value: J) -> J {
-    match value {
-        J::Obj(mut fields) => {
-            fields.sort_by(|a, b| a.0.cmp(&b.0));
-            J::Obj(fields.into_iter().map(|(k, v)| (k, sort_keys(v))).collect())
-        }
-        J::Arr(items) => J::Arr(items.into_iter().map(sort_keys).collect()),
-        other => other,
-    }
+    ordered(fields, order.as_deref(), sorted)
 }
 
 /// The text of an orphan output turned into a note, keeping its content.

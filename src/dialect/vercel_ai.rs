@@ -13,7 +13,8 @@ use crate::json::{J, Kind, NodeId, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
 
-use super::gemini::{append_to_array, compact, key_order};
+use super::common::{array_at, string};
+use super::layout::{append_to_array, compact, role_object};
 use super::{Dialect, ReadCx};
 
 /// The Vercel AI SDK dialect.
@@ -21,11 +22,7 @@ pub struct VercelAi;
 
 /// The content parts of a message, when `content` is a list.
 fn content(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
-    if tree.kind(node) != Kind::Object {
-        return None;
-    }
-    tree.get(node, "content")
-        .filter(|&c| tree.kind(c) == Kind::Array)
+    array_at(tree, node, "content")
 }
 
 fn is_part(tree: &Tree<'_>, part: NodeId, ty: &str) -> bool {
@@ -67,39 +64,30 @@ impl Dialect for VercelAi {
             return None;
         }
         let role = role_of(&tree.get_str(node, "role")?);
-        let mut msg = Message::new(role, cx.pos(tree, node, ""), cx.span(tree, node));
+        let mut msg = cx.message(tree, node, role);
         let Some(parts) = content(tree, node) else {
             return Some(msg);
         };
         let single = tree.len(parts) == 1;
         for (i, part) in tree.children(parts).enumerate() {
             let suffix = format!("/content/{i}");
-            let id = tree
-                .get(part, "toolCallId")
-                .filter(|&v| tree.kind(v) == Kind::String);
-            let name = tree.get_str(part, "toolName").map(|s| s.into_owned());
+            let id = tree.get(part, "toolCallId");
+            let name = string(tree, tree.get(part, "toolName"));
             if role == Role::Assistant && is_part(tree, part, "tool-call") {
                 let server = tree
                     .get(part, "providerExecuted")
                     .and_then(|v| tree.bool(v))
                     .unwrap_or(false);
                 msg.calls.push(Call {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
                     name,
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: id.map(|v| cx.span(tree, v)),
-                    kind: "tool-call".into(),
                     server,
+                    ..cx.call(tree, part, &suffix, id, "tool-call")
                 });
             } else if role == Role::Tool && is_part(tree, part, "tool-result") {
                 msg.results.push(ToolResult {
-                    id: id.and_then(|v| tree.str(v)).map(|s| s.into_owned()),
                     name,
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: id.map(|v| cx.span(tree, v)),
-                    span: cx.span(tree, part),
-                    leading: true,
                     whole_message: single,
+                    ..cx.result(tree, part, &suffix, id)
                 });
             } else if role == Role::Tool
                 && is_part(tree, part, "tool-approval-response")
@@ -108,11 +96,7 @@ impl Dialect for VercelAi {
                 msg.results.push(ToolResult {
                     id: Some(call_id),
                     name: call_name,
-                    pos: cx.pos(tree, part, &suffix),
-                    id_span: None,
-                    span: cx.span(tree, part),
-                    leading: true,
-                    whole_message: false,
+                    ..cx.result(tree, part, &suffix, None)
                 });
             }
         }
@@ -133,19 +117,7 @@ impl Dialect for VercelAi {
             .iter()
             .find(|m| m.role == Role::Tool)
             .unwrap_or(cx.owner);
-        let message = J::Obj(
-            key_order(cx, model, &["role", "content"])
-                .into_iter()
-                .map(|k| {
-                    let v = if k == "role" {
-                        J::str("tool")
-                    } else {
-                        J::Arr(parts.clone())
-                    };
-                    (k, v)
-                })
-                .collect(),
-        );
+        let message = role_object(cx, model, "tool", "content", J::Arr(parts));
         Some(vec![cx.insert_after(cx.anchor, &[message])])
     }
 
@@ -167,19 +139,7 @@ impl Dialect for VercelAi {
             "[toolmend: tool result for unknown call {}] {body}",
             r.id.as_deref().unwrap_or("")
         ));
-        Some(J::Obj(
-            key_order(cx, msg, &["role", "content"])
-                .into_iter()
-                .map(|k| {
-                    let v = if k == "role" {
-                        J::str("user")
-                    } else {
-                        text.clone()
-                    };
-                    (k, v)
-                })
-                .collect(),
-        ))
+        Some(role_object(cx, msg, "user", "content", text))
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {

@@ -6,7 +6,7 @@
 use std::io::{self, BufRead};
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
-use crate::json::{NodeBuf, parse_into};
+use crate::json::{NodeBuf, Tree, parse_into};
 use crate::locate;
 use crate::model::{Container, Conversation, Foreign, Message};
 
@@ -105,12 +105,7 @@ impl<'o> LinesReader<'o> {
         };
         let root = tree.root();
         let cursor = Cursor::default();
-        let cx = ReadCx {
-            base: start,
-            line: number,
-            pointer: String::new(),
-            cursor: &cursor,
-        };
+        let cx = ReadCx::new(start, number, &cursor);
         if locate::is_conversation(&tree, root) {
             let found = match &self.options.at {
                 Some(at) => locate::at(&tree, root, at).unwrap_or_default(),
@@ -136,13 +131,7 @@ impl<'o> LinesReader<'o> {
             None => self.pending.push((number, start, text.to_vec())),
             Some((d, _)) => {
                 self.flush_pending(d, sink);
-                let thread = d.thread(&tree, root, &mut self.memory);
-                if let Some(f) = foreign_message(&tree, root, d, &cx) {
-                    sink.foreign(d, thread.clone(), f);
-                }
-                if let Some(m) = d.read(&tree, root, &cx) {
-                    sink.message(d, thread, m);
-                }
+                self.message_line(d, &tree, &cx, sink);
             }
         }
         self.buf = tree.into_buf();
@@ -156,20 +145,27 @@ impl<'o> LinesReader<'o> {
                 continue;
             };
             let cursor = Cursor::default();
-            let cx = ReadCx {
-                base: start,
-                line: number,
-                pointer: String::new(),
-                cursor: &cursor,
-            };
-            let thread = d.thread(&tree, tree.root(), &mut self.memory);
-            if let Some(f) = foreign_message(&tree, tree.root(), d, &cx) {
-                sink.foreign(d, thread.clone(), f);
-            }
-            if let Some(m) = d.read(&tree, tree.root(), &cx) {
-                sink.message(d, thread, m);
-            }
+            self.message_line(d, &tree, &ReadCx::new(start, number, &cursor), sink);
             buf = tree.into_buf();
+        }
+    }
+
+    /// Hand the message line `tree` (read as `d`) to `sink`, in its thread: the message, and
+    /// the message as written in another dialect when it is one.
+    fn message_line(
+        &mut self,
+        d: &'static dyn Dialect,
+        tree: &Tree<'_>,
+        cx: &ReadCx<'_>,
+        sink: &mut dyn LineSink,
+    ) {
+        let root = tree.root();
+        let thread = d.thread(tree, root, &mut self.memory);
+        if let Some(f) = foreign_message(tree, root, d, cx) {
+            sink.foreign(d, thread.clone(), f);
+        }
+        if let Some(m) = d.read(tree, root, cx) {
+            sink.message(d, thread, m);
         }
     }
 

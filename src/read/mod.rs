@@ -138,12 +138,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         None => locate::auto(&tree, tree.root()),
     };
     for f in found {
-        let cx = ReadCx {
-            base: 0,
-            line: 1,
-            pointer: String::new(),
-            cursor: &cursor,
-        };
+        let cx = ReadCx::new(0, 1, &cursor);
         let conv = read_found(&tree, &f, &cx, options, doc.conversations.len());
         doc.conversations.push(conv);
     }

@@ -623,7 +623,7 @@ fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::scenario::{BatchCall, SetOptions};
+    use crate::simulate::scenario::SetOptions;
 
     fn sets(
         mode: &str,
@@ -643,14 +643,7 @@ mod tests {
     }
 
     fn batch(names: &[&str]) -> Batch {
-        Batch::new(
-            "test",
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| BatchCall::new(format!("c{}", i + 1), *n))
-                .collect(),
-        )
+        Batch::of("test", names)
     }
 
     /// (started, completed) per call.

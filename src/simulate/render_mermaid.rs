@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::engine::{InterruptKind, InterruptOutcome, InterruptSite, Outcome, Step};
-use super::render_table::sanitize;
+use super::render_table::{is_bidi_control, sanitize};
 use super::report::{BatchReport, Report};
 use super::scenario::Class;
 use super::strategy::Strategy;
@@ -203,7 +203,7 @@ fn label(text: &str) -> String {
         } else if !matches!(
             c,
             ';' | '#' | '%' | ':' | '<' | '>' | '"' | '`' | '{' | '}' | '[' | ']' | '\\' | '&'
-        ) && !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        ) && !is_bidi_control(c)
         {
             out.push(c);
         }
@@ -238,23 +238,15 @@ fn markdown_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::scenario::{Batch, BatchCall, SetOptions};
 
-    fn report(calls: Vec<BatchCall>, strategies: &[Strategy]) -> Report {
-        Report::run(
-            &SetOptions::default().resolve(),
-            &[Batch::new("scenario.json", calls)],
-            strategies,
-        )
+    fn report(calls: &[(&str, &str)], strategies: &[Strategy]) -> Report {
+        Report::one("scenario.json", calls, strategies)
     }
 
     #[test]
     fn unguarded_diagram() {
         let r = report(
-            vec![
-                BatchCall::new("c1", "ask_user_question"),
-                BatchCall::new("c2", "send_email"),
-            ],
+            &[("c1", "ask_user_question"), ("c2", "send_email")],
             &[Strategy::Unguarded],
         );
         let expected = "\
@@ -293,9 +285,9 @@ sequenceDiagram
         assert_eq!(label(";;;"), "_");
         assert_eq!(label(&"x".repeat(80)).chars().count(), 60);
         let r = report(
-            vec![
-                BatchCall::new("c1;\nparticipant evil", "ask_user_question"),
-                BatchCall::new("c2", "end"),
+            &[
+                ("c1;\nparticipant evil", "ask_user_question"),
+                ("c2", "end"),
             ],
             &Strategy::ALL,
         );
@@ -312,10 +304,7 @@ sequenceDiagram
     #[test]
     fn cache_misattribution_and_skips_are_shown() {
         let r = report(
-            vec![
-                BatchCall::new("c1", "ask_user_question"),
-                BatchCall::new("c2", "ask_user_question"),
-            ],
+            &[("c1", "ask_user_question"), ("c2", "ask_user_question")],
             &[Strategy::GuardedCached],
         );
         let b = &r.batches[0];

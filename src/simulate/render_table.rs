@@ -29,7 +29,7 @@ pub fn sanitize(text: &str) -> String {
 
 /// Unicode bidi embedding, override and isolate controls (and the marks), which are not
 /// `char::is_control` but can visually reorder a line.
-fn is_bidi_control(c: char) -> bool {
+pub(super) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
@@ -181,24 +181,16 @@ pub fn render_batch_table(batch: &BatchReport, non_idempotent: &[String], color:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::scenario::{Batch, BatchCall, SetOptions};
     use crate::simulate::strategy::Strategy;
 
-    fn report(calls: Vec<BatchCall>, strategies: &[Strategy]) -> Report {
-        Report::run(
-            &SetOptions::default().resolve(),
-            &[Batch::new("history.jsonl:3", calls)],
-            strategies,
-        )
+    fn report(calls: &[(&str, &str)], strategies: &[Strategy]) -> Report {
+        Report::one("history.jsonl:3", calls, strategies)
     }
 
     #[test]
     fn plain_table_layout() {
         let r = report(
-            vec![
-                BatchCall::new("c1", "ask_user_question"),
-                BatchCall::new("c2", "send_email"),
-            ],
+            &[("c1", "ask_user_question"), ("c2", "send_email")],
             &Strategy::DEFAULT,
         );
         let expected = "\
@@ -215,10 +207,7 @@ batch: history.jsonl:3  (started/completed per strategy)
     #[test]
     fn no_escape_codes_without_color_and_some_with_it() {
         let r = report(
-            vec![
-                BatchCall::new("c1", "ask_user_question"),
-                BatchCall::new("c2", "x"),
-            ],
+            &[("c1", "ask_user_question"), ("c2", "x")],
             &Strategy::DEFAULT,
         );
         assert!(!render_table(&r, &[], false).contains('\x1b'));
@@ -229,9 +218,9 @@ batch: history.jsonl:3  (started/completed per strategy)
     #[test]
     fn hostile_names_are_escaped() {
         let r = report(
-            vec![
-                BatchCall::new("c1\x1b[2J", "ask_user_question"),
-                BatchCall::new("c2", "send\u{202e}liame\n\r\t"),
+            &[
+                ("c1\x1b[2J", "ask_user_question"),
+                ("c2", "send\u{202e}liame\n\r\t"),
             ],
             &Strategy::DEFAULT,
         );
@@ -246,10 +235,7 @@ batch: history.jsonl:3  (started/completed per strategy)
     #[test]
     fn warnings_are_listed_per_strategy() {
         let r = report(
-            vec![
-                BatchCall::new("c1", "ask_user_question"),
-                BatchCall::new("c2", "ask_user_question"),
-            ],
+            &[("c1", "ask_user_question"), ("c2", "ask_user_question")],
             &[Strategy::UnguardedCached],
         );
         let text = render_table(&r, &[], false);

@@ -47,6 +47,15 @@ pub struct DoubleExecution {
 }
 
 impl Report {
+    /// A test report of one batch from `source` of `(id, tool)` calls, with the default tool
+    /// sets.
+    #[cfg(test)]
+    pub(crate) fn one(source: &str, calls: &[(&str, &str)], strategies: &[Strategy]) -> Report {
+        let sets = super::scenario::SetOptions::default().resolve();
+        let calls = calls.iter().map(|(id, name)| BatchCall::new(*id, *name));
+        Report::run(&sets, &[Batch::new(source, calls.collect())], strategies)
+    }
+
     /// Simulate every batch under every strategy (duplicates in `strategies` are simulated
     /// once each time they appear; pass a deduplicated list such as
     /// [`Strategy::parse_list`] returns).

@@ -122,17 +122,10 @@ fn join_and(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::scenario::{BatchCall, SetOptions};
+    use crate::simulate::scenario::SetOptions;
 
     fn batch(names: &[&str]) -> Batch {
-        Batch::new(
-            "t",
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| BatchCall::new(format!("c{}", i + 1), *n))
-                .collect(),
-        )
+        Batch::of("t", names)
     }
 
     fn list(names: &[&str]) -> Option<Vec<String>> {

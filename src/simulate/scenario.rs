@@ -205,6 +205,17 @@ impl Batch {
             calls,
         }
     }
+
+    /// A test batch from `source` calling the tools `names` in order, with ids `c1`, `c2`, …
+    #[cfg(test)]
+    pub(crate) fn of(source: &str, names: &[&str]) -> Self {
+        let calls = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| BatchCall::new(format!("c{}", i + 1), *n))
+            .collect();
+        Batch::new(source, calls)
+    }
 }
 
 /// A `--spec` scenario: the tool sets plus one batch of calls.

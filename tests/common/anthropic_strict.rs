@@ -7,18 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-/// The message lists of a request body (`messages`, batch `params.messages`) or of a bare
-/// array of messages.
-fn conversations(doc: &Value) -> Vec<&Vec<Value>> {
-    match doc {
-        Value::Array(list) => vec![list],
-        Value::Object(_) => ["/messages", "/params/messages", "/body/messages"]
-            .iter()
-            .filter_map(|p| doc.pointer(p).and_then(Value::as_array))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
+use super::docs::{array, lists, message_if, role, str_of};
 
 fn valid_id(id: &str) -> bool {
     !id.is_empty()
@@ -28,21 +17,11 @@ fn valid_id(id: &str) -> bool {
 }
 
 fn blocks(m: &Value) -> &[Value] {
-    m.get("content")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    array(m, "content")
 }
 
 fn ty(b: &Value) -> &str {
-    b.get("type").and_then(Value::as_str).unwrap_or("")
-}
-
-fn role(m: &Value) -> &str {
-    m.get("role").and_then(Value::as_str).unwrap_or("")
-}
-
-fn str_of<'a>(b: &'a Value, key: &str) -> &'a str {
-    b.get(key).and_then(Value::as_str).unwrap_or("")
+    str_of(b, "type")
 }
 
 fn is_server_result(t: &str) -> bool {
@@ -52,7 +31,9 @@ fn is_server_result(t: &str) -> bool {
 /// Every rule broken by `doc`, as `messages.N…: what`; empty when Anthropic would accept it.
 pub fn violations(doc: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    for msgs in conversations(doc) {
+    // The message lists of a request body (`messages`, batch `params.messages`) or of a bare
+    // array of messages.
+    for msgs in lists(doc, &["/messages", "/params/messages", "/body/messages"]) {
         check(msgs, &mut out);
     }
     out
@@ -105,9 +86,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
         if calls.is_empty() {
             continue;
         }
-        let next = msgs.get(i + 1);
-        let leading: Vec<&str> = next
-            .filter(|n| role(n) == "user")
+        let leading: Vec<&str> = message_if(msgs, Some(i + 1), "user")
             .map(|n| {
                 blocks(n)
                     .iter()
@@ -129,10 +108,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
 /// Rules for the `tool_result` blocks of message `j`.
 fn check_results(msgs: &[Value], j: usize, out: &mut Vec<String>) {
     let m = &msgs[j];
-    let called: Vec<&str> = j
-        .checked_sub(1)
-        .map(|p| &msgs[p])
-        .filter(|p| role(p) == "assistant")
+    let called: Vec<&str> = message_if(msgs, j.checked_sub(1), "assistant")
         .map(|p| {
             blocks(p)
                 .iter()

@@ -7,32 +7,19 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-fn messages(doc: &Value) -> &[Value] {
-    doc.get("messages")
-        .or(Some(doc))
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn role(m: &Value) -> &str {
-    m.get("role").and_then(Value::as_str).unwrap_or("")
-}
+use super::docs::{array, lists, message_if, role, str_of};
 
 /// `(index, inner object)` of the content blocks of `m` holding `key`.
 fn blocks<'a>(m: &'a Value, key: &str) -> Vec<(usize, &'a Value)> {
-    m.get("content")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .enumerate()
-                .filter_map(|(k, b)| b.get(key).map(|inner| (k, inner)))
-                .collect()
-        })
-        .unwrap_or_default()
+    array(m, "content")
+        .iter()
+        .enumerate()
+        .filter_map(|(k, b)| b.get(key).map(|inner| (k, inner)))
+        .collect()
 }
 
 fn id_of(inner: &Value) -> &str {
-    inner.get("toolUseId").and_then(Value::as_str).unwrap_or("")
+    str_of(inner, "toolUseId")
 }
 
 fn valid_id(id: &str) -> bool {
@@ -44,8 +31,15 @@ fn valid_id(id: &str) -> bool {
 
 /// Every rule broken by `doc`, as `messages.N…: what`; empty when Bedrock would accept it.
 pub fn violations(doc: &Value) -> Vec<String> {
-    let msgs = messages(doc);
     let mut out = Vec::new();
+    // The messages of a request (`{messages}`) or a bare array of messages.
+    for msgs in lists(doc, &["/messages"]) {
+        check(msgs, &mut out);
+    }
+    out
+}
+
+fn check(msgs: &[Value], out: &mut Vec<String>) {
     let mut seen: HashSet<&str> = HashSet::new();
     if msgs.first().is_some_and(|m| role(m) != "user") {
         out.push("messages.0: the conversation must start with a user message".into());
@@ -72,13 +66,11 @@ pub fn violations(doc: &Value) -> Vec<String> {
                 ));
             }
         }
-        check_results(msgs, i, &mut out);
+        check_results(msgs, i, out);
         if uses.is_empty() {
             continue;
         }
-        let answered: Vec<&str> = msgs
-            .get(i + 1)
-            .filter(|n| role(n) == "user")
+        let answered: Vec<&str> = message_if(msgs, Some(i + 1), "user")
             .map(|n| {
                 blocks(n, "toolResult")
                     .iter()
@@ -96,17 +88,13 @@ pub fn violations(doc: &Value) -> Vec<String> {
             }
         }
     }
-    out
 }
 
 /// Rules for the `toolResult` blocks of message `j`.
 fn check_results(msgs: &[Value], j: usize, out: &mut Vec<String>) {
     let m = &msgs[j];
     let results = blocks(m, "toolResult");
-    let called: Vec<&str> = j
-        .checked_sub(1)
-        .map(|p| &msgs[p])
-        .filter(|p| role(p) == "assistant")
+    let called: Vec<&str> = message_if(msgs, j.checked_sub(1), "assistant")
         .map(|p| blocks(p, "toolUse").iter().map(|(_, u)| id_of(u)).collect())
         .unwrap_or_default();
     if results.len() > called.len() {

@@ -6,6 +6,8 @@ use crate::json::{J, Style, Tree, parse};
 use crate::model::{Container, Span};
 use crate::repair::{Edit, RepairCx};
 
+use crate::dialect::layout::{member_names, order_keys};
+
 /// Envelope fields a placeholder copies from its calling line (timestamp included: repair
 /// never reads the clock).
 const ENVELOPE: &[&str] = &[
@@ -95,7 +97,7 @@ fn line(
     let root = holder.root();
     let text = cx.text(&call.call);
     let mut order: Vec<String> = match sample {
-        Some(t) => t.members(t.root()).map(|(k, _)| k.into_owned()).collect(),
+        Some(t) => member_names(t, t.root()),
         None => CANONICAL.iter().map(|k| k.to_string()).collect(),
     };
     // Whatever the sample lacks still goes in, in canonical order (except `toolUseResult`,
@@ -140,20 +142,14 @@ fn line(
 
 /// The error `tool_result` block, keys in the order of the sample's first block.
 fn block(cx: &RepairCx<'_>, sample: Option<&Tree<'_>>, call: &CallAt, text: &str) -> J {
-    let mut order: Vec<String> = sample
+    let first = sample
         .and_then(|t| {
             let first = t.index(t.path(t.root(), &["message", "content"])?, 0)?;
-            Some(t.members(first).map(|(k, _)| k.into_owned()).collect())
+            Some(member_names(t, first))
         })
         .unwrap_or_default();
-    order.retain(|k| BLOCK.contains(&k.as_str()));
-    for k in BLOCK {
-        if !order.iter().any(|o| o == k) {
-            order.push(k.to_string());
-        }
-    }
     J::Obj(
-        order
+        order_keys(&first, BLOCK)
             .into_iter()
             .map(|k| {
                 let value = match k.as_str() {

@@ -1,103 +1,15 @@
-//! Shared by the Responses and Codex dialect tests: lint and repair through the public API,
-//! pinned expected files, and a strict-rules checker for Responses item lists that is written
-//! independently of the library (plain serde_json).
+//! A strict-rules checker for OpenAI Responses item lists (and the items of Codex rollouts),
+//! written independently of the library with plain serde_json.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions};
-use toolmend::rules::Rule;
 
-/// The bytes of a fixture under `tests/fixtures/<dir>/`.
-pub fn fixture(dir: &str, name: &str) -> Vec<u8> {
-    std::fs::read(fixture_path(dir, name)).unwrap_or_else(|e| panic!("{dir}/{name}: {e}"))
-}
+use std::path::Path;
 
-fn fixture_path(dir: &str, name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(dir)
-        .join(name)
-}
+use toolmend::repair::RepairOptions;
 
-/// The dialect of every conversation of a document.
-pub fn dialects(name: &str, bytes: &[u8]) -> Vec<&'static str> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    a.doc.conversations.iter().map(|c| c.dialect).collect()
-}
-
-/// Findings as `CODE@line:id`, in reading order.
-pub fn findings(name: &str, bytes: &[u8]) -> Vec<String> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    lint::findings(name, &a)
-        .iter()
-        .map(|f| {
-            format!(
-                "{}@{}:{}",
-                f.rule.code(),
-                f.line,
-                f.call_id.as_deref().unwrap_or("-")
-            )
-        })
-        .collect()
-}
-
-/// The full finding messages.
-pub fn messages(name: &str, bytes: &[u8]) -> Vec<String> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    lint::findings(name, &a)
-        .iter()
-        .map(|f| f.message.clone())
-        .collect()
-}
-
-/// Repair with `options`.
-pub fn repair_with(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
-    let a = lint::analyse(name, bytes, &LintOptions::default());
-    repair::document(bytes, &a, options).output
-}
-
-/// The unsafe policies on too: orphans dropped, duplicates resolved keeping the first.
-pub fn everything() -> RepairOptions {
-    RepairOptions {
-        orphans: OrphanPolicy::Drop,
-        duplicates: Some(DuplicatePolicy::KeepFirst),
-        ..RepairOptions::default()
-    }
-}
-
-/// Repair `name` with `options`, compare with the pinned `expected` fixture byte for byte
-/// (`TOOLMEND_BLESS=1` rewrites it), and check that a second repair changes nothing and that
-/// no call is left dangling.
-pub fn pinned(dir: &str, name: &str, expected: &str, options: &RepairOptions) -> Vec<u8> {
-    let input = fixture(dir, name);
-    let out = repair_with(name, &input, options);
-    assert_ne!(out, input, "{name}: the repair changed nothing");
-    if std::env::var_os("TOOLMEND_BLESS").is_some() {
-        std::fs::write(fixture_path(dir, expected), &out).unwrap();
-    }
-    let want = fixture(dir, expected);
-    assert!(
-        out == want,
-        "{name}: repair differs from {expected}:\n{}",
-        String::from_utf8_lossy(&out)
-    );
-    assert_eq!(
-        repair_with(name, &out, options),
-        out,
-        "{name}: a second repair changed the output"
-    );
-    let left = findings(name, &out);
-    assert!(
-        !left
-            .iter()
-            .any(|f| f.starts_with(Rule::DanglingToolCall.code())),
-        "{name}: dangling calls left after repair: {left:?}"
-    );
-    out
-}
+use super::{api, docs, files, pinned};
 
 /// Call item types and the output type answering each.
 const PAIRS: &[(&str, &str)] = &[
@@ -133,8 +45,8 @@ pub fn items(bytes: &[u8]) -> Vec<Value> {
             .unwrap_or(doc);
         return list.as_array().cloned().unwrap_or_default();
     }
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
+    docs::lines(bytes)
+        .iter()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|v| {
             if v.get("payload").is_some() && v.get("timestamp").is_some() {
@@ -200,15 +112,42 @@ pub fn strict_violations(items: &[Value]) -> Vec<String> {
     out
 }
 
-/// The corpus directory of a dialect, when the shared corpus is there.
-pub fn corpus(dir: &str) -> Option<Vec<PathBuf>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    files.sort();
-    Some(files)
+/// Fixture `name` of `set`, repaired with every policy on, meets the strict rules.
+pub fn assert_strict_after_everything(set: &str, name: &str) {
+    let out = api::repair_with(name, &files::read(set, name), &api::everything());
+    let v = strict_violations(&items(&out));
+    assert!(v.is_empty(), "{name}: {v:?}");
+}
+
+/// Every file of the corpus directory `dir` (when the corpus is there), repaired with every
+/// policy on, repairs to itself and meets the strict rules.
+pub fn assert_corpus_strict(dir: &str) {
+    for path in files::corpus(dir) {
+        let name = path.to_string_lossy().into_owned();
+        let input = std::fs::read(&path).unwrap();
+        let out = api::repair_with(&name, &input, &api::everything());
+        assert_eq!(
+            api::repair_with(&name, &out, &api::everything()),
+            out,
+            "{name}"
+        );
+        let v = strict_violations(&items(&out));
+        assert!(v.is_empty(), "{name}: {v:?}");
+    }
+}
+
+/// Fixture `name` of `set` has the findings `before` (`CODE@line:call-id`), its default repair
+/// is pinned as `<stem>.repaired.<ext>` (see [`pinned::run_as`]), and repaired with every
+/// policy on it meets the strict rules. Returns the default repair's output.
+pub fn check_fixed(set: &str, name: &str, before: &[&str]) -> Vec<u8> {
+    assert_eq!(api::code_line_ids(name, &files::read(set, name)), before);
+    let expected = files::repaired_path(Path::new(name));
+    let out = pinned::run_as(
+        set,
+        name,
+        &expected.to_string_lossy(),
+        &RepairOptions::default(),
+    );
+    assert_strict_after_everything(set, name);
+    out
 }

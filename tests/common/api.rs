@@ -1,0 +1,81 @@
+//! Lint and repair through the library's public API, with the default lint options.
+
+use toolmend::finding::Finding;
+use toolmend::lint::{self, Analysed, LintOptions};
+use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired};
+
+/// `bytes`, named `name`, analysed with the default lint options.
+pub fn analyse(name: &str, bytes: &[u8]) -> Analysed {
+    lint::analyse(name, bytes, &LintOptions::default())
+}
+
+/// The findings of `bytes`, in reading order.
+pub fn findings(name: &str, bytes: &[u8]) -> Vec<Finding> {
+    lint::findings(name, &analyse(name, bytes))
+}
+
+/// Rule codes of the findings, in reading order.
+pub fn codes(name: &str, bytes: &[u8]) -> Vec<&'static str> {
+    findings(name, bytes).iter().map(|f| f.code).collect()
+}
+
+/// `CODE call-id` per finding (`-` without an id), in reading order.
+pub fn code_ids(name: &str, bytes: &[u8]) -> Vec<String> {
+    findings(name, bytes)
+        .iter()
+        .map(|f| format!("{} {}", f.code, f.call_id.as_deref().unwrap_or("-")))
+        .collect()
+}
+
+/// `CODE@line:call-id` per finding (`-` without an id), in reading order.
+pub fn code_line_ids(name: &str, bytes: &[u8]) -> Vec<String> {
+    findings(name, bytes)
+        .iter()
+        .map(|f| {
+            let id = f.call_id.as_deref().unwrap_or("-");
+            format!("{}@{}:{id}", f.code, f.line)
+        })
+        .collect()
+}
+
+/// The dialect each conversation of `bytes` was read as.
+pub fn dialects(name: &str, bytes: &[u8]) -> Vec<&'static str> {
+    analyse(name, bytes)
+        .doc
+        .conversations
+        .iter()
+        .map(|c| c.dialect)
+        .collect()
+}
+
+/// `bytes` repaired with `options`.
+pub fn repair(name: &str, bytes: &[u8], options: &RepairOptions) -> Repaired {
+    repair::document(bytes, &analyse(name, bytes), options)
+}
+
+/// The output of repairing `bytes` with `options`.
+pub fn repair_with(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
+    repair(name, bytes, options).output
+}
+
+/// The output of the default (safe) repair.
+pub fn repaired(name: &str, bytes: &[u8]) -> Vec<u8> {
+    repair_with(name, bytes, &RepairOptions::default())
+}
+
+/// The default repair, with the orphan policy `orphans`.
+pub fn with_orphans(orphans: OrphanPolicy) -> RepairOptions {
+    RepairOptions {
+        orphans,
+        ..RepairOptions::default()
+    }
+}
+
+/// Every policy on, the unsafe ones too: orphans dropped, duplicates resolved keeping the
+/// first.
+pub fn everything() -> RepairOptions {
+    RepairOptions {
+        duplicates: Some(DuplicatePolicy::KeepFirst),
+        ..with_orphans(OrphanPolicy::Drop)
+    }
+}

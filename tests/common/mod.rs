@@ -1,0 +1,16 @@
+//! Helpers shared by the integration tests, each written once: lint and repair through the
+//! public API ([`api`]), fixture and corpus files and pinned expected outputs ([`files`]),
+//! documents read as `serde_json` values ([`docs`]), the pinned fixture runs ([`pinned`]), and
+//! the providers' strict-rule checkers, written independently of the library (one module per
+//! provider: they encode different rules).
+//!
+//! A test crate includes this as `pub mod common;`, so that a helper only other crates use is
+//! not dead code in it.
+
+pub mod anthropic_strict;
+pub mod api;
+pub mod bedrock_strict;
+pub mod docs;
+pub mod files;
+pub mod pinned;
+pub mod responses_strict;
