@@ -69,7 +69,10 @@ pub struct InputArgs {
     /// A compatibility profile.
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
-    /// Lines longer than this many bytes are reported (TM007) instead of parsed; 0 = no limit.
+    /// Lines longer than this many bytes are reported (TM007) and kept as they are instead of
+    /// parsed, which bounds memory (a parsed line takes a few times its size): a JSON Lines line
+    /// is skipped, a JSON document with such a line is not analysed. The default, 64 MiB, is
+    /// far above real log lines (images included). 0 = no limit.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     pub max_line_bytes: usize,
 }

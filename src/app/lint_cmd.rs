@@ -5,11 +5,13 @@ use std::io::{BufWriter, Write};
 use anyhow::{Result, anyhow};
 
 use toolmend::lint::{self, ToolStats};
-use toolmend::render::{self, Totals};
+use toolmend::render::{self, Totals, escape_control as esc};
 use toolmend::rules::{self, Rule};
 
 use super::args::LintArgs;
-use super::{Status, inputs, lint_options, report_errors, stdout_color};
+use toolmend::io::inputs;
+
+use super::{Status, lint_options, report_errors, stdout_color};
 
 pub fn run(a: LintArgs) -> Result<Status> {
     let options = lint_options(&a.input)?;
@@ -19,7 +21,8 @@ pub fn run(a: LintArgs) -> Result<Status> {
         rules::select(&a.select).map_err(|e| anyhow!(e))?
     };
     let ignored = rules::select(&a.ignore).map_err(|e| anyhow!(e))?;
-    let (inputs, mut errors) = inputs::expand(&a.input.paths);
+    let (inputs, errors) = inputs::expand(&a.input.paths);
+    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: std::collections::BTreeMap<String, ToolStats> = Default::default();
@@ -27,27 +30,27 @@ pub fn run(a: LintArgs) -> Result<Status> {
         let loaded = match inputs::load(input) {
             Ok(l) => l,
             Err(e) => {
-                errors.push(e);
+                errors.push(e.into());
                 continue;
             }
         };
-        let analysed = lint::analyse(&input.name, &loaded.bytes, &options);
+        let analysed = lint::analyse(&input.name, &loaded, &options);
         totals.files += 1;
         totals.conversations += analysed.doc.conversations.len();
         totals.calls += analysed.calls_checked;
         if a.explain_detection {
+            let name = esc(&input.name);
             for note in &analysed.doc.notes {
-                eprintln!("{}: {note}", input.name);
+                eprintln!("{name}: {}", esc(note));
             }
             for c in &analysed.doc.conversations {
                 eprintln!(
-                    "{}: conversation {} at `{}`: {} ({} messages) — {}",
-                    input.name,
+                    "{name}: conversation {} at `{}`: {} ({} messages) — {}",
                     c.index,
-                    c.pointer,
+                    esc(&c.pointer),
                     c.dialect,
                     c.messages.len(),
-                    c.detection
+                    esc(&c.detection)
                 );
             }
         }

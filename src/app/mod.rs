@@ -3,10 +3,8 @@
 
 pub mod args;
 mod detect_cmd;
-mod inputs;
 mod lint_cmd;
 mod repair_cmd;
-mod write;
 
 use std::io::{IsTerminal, Write};
 
@@ -89,11 +87,20 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
     })
 }
 
-/// Print errors collected along the way.
+/// Print errors collected along the way (file names and messages from the system are escaped:
+/// a hostile file name cannot drive the terminal).
 pub fn report_errors(errors: &[anyhow::Error]) {
     for e in errors {
-        eprintln!("toolmend: error: {e:#}");
+        print_error(e);
     }
+}
+
+/// Print one error to standard error, escaped.
+pub fn print_error(e: &anyhow::Error) {
+    eprintln!(
+        "toolmend: error: {}",
+        toolmend::render::escape_control(&format!("{e:#}"))
+    );
 }
 
 fn rules() -> Result<Status> {
