@@ -22,6 +22,8 @@ pub struct RepairCx<'a> {
     pub next: Option<&'a Message>,
     /// Options of the repair.
     pub options: &'a RepairOptions,
+    /// What [`RepairCx::sample_result`] returns, found once per conversation.
+    pub(super) sample: Option<&'a Message>,
 }
 
 impl<'a> RepairCx<'a> {
@@ -58,10 +60,7 @@ impl<'a> RepairCx<'a> {
 
     /// The first message of the conversation holding only a result: a model of key order.
     pub fn sample_result(&self) -> Option<&'a Message> {
-        self.conv
-            .messages
-            .iter()
-            .find(|m| m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty())
+        self.sample
     }
 
     /// The style of the document around `msg`.
@@ -79,9 +78,7 @@ impl<'a> RepairCx<'a> {
         } else {
             String::new()
         };
-        if self.src.windows(2).any(|w| w == b"\r\n") {
-            style.newline = "\r\n".into();
-        }
+        style.newline = newline_near(self.src, msg.span.end).into();
         style
     }
 
@@ -183,6 +180,13 @@ impl<'a> RepairCx<'a> {
     }
 }
 
+/// The first message of `conv` holding only a result (see [`RepairCx::sample_result`]).
+pub(super) fn first_result(conv: &Conversation) -> Option<&Message> {
+    conv.messages
+        .iter()
+        .find(|m| m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty())
+}
+
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay, needle)
 }
@@ -209,13 +213,20 @@ fn line_end(src: &[u8], offset: usize) -> (usize, &'static str) {
             };
             (nl + 1, ending)
         }
-        None => {
-            let ending = if src.windows(2).any(|w| w == b"\r\n") {
-                "\r\n"
-            } else {
-                "\n"
-            };
-            (src.len(), ending)
-        }
+        None => (src.len(), newline_near(src, offset)),
+    }
+}
+
+/// The line ending used around `offset`: that of its own line, or (on a last line without
+/// one) of the line before. Looking only nearby keeps a repair linear on huge files, and
+/// follows the local convention in a file that mixes CRLF and LF.
+fn newline_near(src: &[u8], offset: usize) -> &'static str {
+    let offset = offset.min(src.len());
+    let nl = memchr::memchr(b'\n', &src[offset..])
+        .map(|k| offset + k)
+        .or_else(|| memchr::memrchr(b'\n', &src[..offset]));
+    match nl {
+        Some(nl) if nl > 0 && src[nl - 1] == b'\r' => "\r\n",
+        _ => "\n",
     }
 }

@@ -151,6 +151,7 @@ pub fn plan(
     if conv.container == crate::model::Container::Scattered || conv.messages.is_empty() {
         return plan;
     }
+    let sample = cx::first_result(conv);
     let cx_for = |owner: usize| -> RepairCx<'_> {
         let anchor_ix = if options.before_results {
             owner
@@ -164,6 +165,20 @@ pub fn plan(
             anchor: &conv.messages[anchor_ix],
             next: conv.messages.get(anchor_ix + 1),
             options,
+            sample,
+        }
+    };
+
+    // A context placed at one message, for the fixes that replace or remove it.
+    let plain_cx = |at: usize| -> RepairCx<'_> {
+        RepairCx {
+            src,
+            conv,
+            owner: &conv.messages[at],
+            anchor: &conv.messages[at],
+            next: conv.messages.get(at + 1),
+            options,
+            sample,
         }
     };
 
@@ -213,9 +228,9 @@ pub fn plan(
             Defect::Orphan {
                 result,
                 later_call: None,
-            } => orphan_fix(src, conv, dialect, result.message, result, options),
+            } => orphan_fix(&plain_cx(result.message), dialect, result),
             Defect::DuplicateResult { first, result, .. } => {
-                duplicate_fix(src, conv, options, first.message, result.message)
+                duplicate_fix(&plain_cx(result.message), first.message)
             }
             Defect::DuplicateCallId { call, .. } if options.reid => {
                 reid_fix(conv, call, dialect.window())
@@ -232,57 +247,32 @@ pub fn plan(
     plan
 }
 
-fn plain_cx<'a>(
-    src: &'a [u8],
-    conv: &'a Conversation,
-    at: usize,
-    options: &'a RepairOptions,
-) -> RepairCx<'a> {
-    RepairCx {
-        src,
-        conv,
-        owner: &conv.messages[at],
-        anchor: &conv.messages[at],
-        next: conv.messages.get(at + 1),
-        options,
-    }
-}
-
+/// The fix of an orphan result by policy; `cx` is placed at the orphan's message.
 fn orphan_fix(
-    src: &[u8],
-    conv: &Conversation,
+    cx: &RepairCx<'_>,
     dialect: &dyn Dialect,
-    at: usize,
     result: &crate::analysis::ResultAt,
-    options: &RepairOptions,
 ) -> Option<Vec<Edit>> {
-    let msg = &conv.messages[at];
+    let msg = cx.owner;
     if !result.result.whole_message {
         return None;
     }
-    let cx = plain_cx(src, conv, at, options);
-    match options.orphans {
+    match cx.options.orphans {
         OrphanPolicy::Keep => None,
         OrphanPolicy::Drop => Some(vec![cx.delete(msg)]),
-        OrphanPolicy::Note => dialect.note(&cx, msg).map(|j| vec![cx.replace(msg, &j)]),
+        OrphanPolicy::Note => dialect.note(cx, msg).map(|j| vec![cx.replace(msg, &j)]),
     }
 }
 
-fn duplicate_fix(
-    src: &[u8],
-    conv: &Conversation,
-    options: &RepairOptions,
-    first: usize,
-    extra: usize,
-) -> Option<Vec<Edit>> {
-    let (first_msg, extra_msg) = (&conv.messages[first], &conv.messages[extra]);
+/// The fix of a duplicate result by policy; `cx` is placed at the extra result's message.
+fn duplicate_fix(cx: &RepairCx<'_>, first: usize) -> Option<Vec<Edit>> {
+    let (first_msg, extra_msg) = (&cx.conv.messages[first], cx.owner);
     let whole =
         |m: &Message| m.calls.is_empty() && m.results.len() == 1 && m.results[0].whole_message;
     if !whole(first_msg) || !whole(extra_msg) {
         return None;
     }
-    let cx = plain_cx(src, conv, extra, options);
-    match options.duplicates? {
+    match cx.options.duplicates? {
         DuplicatePolicy::KeepFirst => Some(vec![cx.delete(extra_msg)]),
         DuplicatePolicy::KeepLast => Some(vec![
             Edit::replace(
