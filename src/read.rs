@@ -2,7 +2,7 @@
 //! reason for each dialect choice and a problem for every line that cannot be read.
 
 use crate::dialect::{self, Dialect, LineIndex, ReadCx};
-use crate::json::{NodeBuf, NodeId, Tree, parse, parse_into};
+use crate::json::{Kind, NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
 
@@ -111,13 +111,23 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             .push(problem_at(bytes, 0, "empty document: no JSON value".into()));
         return doc;
     }
+    if let Some(p) = overlong_line(bytes, options.max_line_bytes) {
+        doc.problems.push(p);
+        return doc;
+    }
     let tree = match parse(bytes) {
         Ok(t) => t,
         Err(e) => {
+            // Several values one after another: most likely JSON Lines under another name.
+            let hint = if e.message.contains("after the JSON value") {
+                " (several JSON values: if this is JSON Lines, say so with --input-format jsonl)"
+            } else {
+                ""
+            };
             doc.problems.push(problem_at(
                 bytes,
                 e.offset,
-                format!("invalid JSON: {}", e.message),
+                format!("invalid JSON: {}{hint}", e.message),
             ));
             return doc;
         }
@@ -144,6 +154,34 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         doc.conversations.push(conv);
     }
     doc
+}
+
+/// The first line of a JSON document longer than `limit` bytes (0: no limit), as a problem:
+/// such a document is not parsed at all, to bound memory (a parsed value takes several times
+/// its size).
+fn overlong_line(bytes: &[u8], limit: usize) -> Option<Problem> {
+    if limit == 0 || bytes.len() <= limit {
+        return None;
+    }
+    let mut start = 0;
+    for (number, end) in memchr::memchr_iter(b'\n', bytes)
+        .chain(std::iter::once(bytes.len()))
+        .enumerate()
+    {
+        if end - start > limit {
+            return Some(Problem {
+                offset: start,
+                line: number + 1,
+                column: 1,
+                message: format!(
+                    "line is {} bytes, over the --max-line-bytes limit of {limit}; the document is not analysed, kept as it is",
+                    end - start
+                ),
+            });
+        }
+        start = end + 1;
+    }
+    None
 }
 
 /// Choose the dialect of a list of message nodes; returns it and why.
@@ -313,17 +351,39 @@ fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             }
         };
         let root = tree.root();
+        let index = LineIndex::new(text);
         let cx = ReadCx {
             base: text_start,
-            lines: None,
+            lines: Some(&index),
             line: line.number,
             pointer: String::new(),
         };
+        if !matches!(tree.kind(root), Kind::Object | Kind::Array) {
+            doc.problems.push(Problem {
+                offset: text_start,
+                line: line.number,
+                column: 1,
+                message: format!(
+                    "line is a JSON {}, not an object: not a message; kept as it is",
+                    format!("{:?}", tree.kind(root)).to_lowercase()
+                ),
+            });
+            buf = tree.into_buf();
+            continue;
+        }
         if locate::is_conversation(&tree, root) {
             let found = match &options.at {
                 Some(at) => locate::at(&tree, root, at).unwrap_or_default(),
                 None => locate::auto(&tree, root),
             };
+            if found.is_empty() && options.at.is_none() {
+                doc.problems.push(Problem {
+                    offset: text_start,
+                    line: line.number,
+                    column: 1,
+                    message: "line is a JSON array holding no messages; kept as it is".into(),
+                });
+            }
             for f in found {
                 let mut conv = read_found(&tree, &f, &cx, options, doc.conversations.len());
                 conv.detection = format!("line {}: {}", line.number, conv.detection);
@@ -432,9 +492,10 @@ fn read_line(
     let Ok(tree) = parse_into(text, buf) else {
         return;
     };
+    let index = LineIndex::new(text);
     let cx = ReadCx {
         base: line.start,
-        lines: None,
+        lines: Some(&index),
         line: line.number,
         pointer: String::new(),
     };
