@@ -63,12 +63,16 @@ pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
     if lower.ends_with(".json") {
         return Format::Json;
     }
-    // Several non-blank lines whose first parses on its own: JSON Lines.
+    // Several non-blank lines whose first parses on its own, or a single message: JSON Lines.
     let mut lines = bytes
         .split(|&b| b == b'\n')
         .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
     match (lines.next(), lines.next()) {
         (Some(first), Some(_)) if parse(trim_cr(first)).is_ok() => Format::Lines,
+        (Some(only), None) => match parse(trim_cr(only)) {
+            Ok(t) if locate::looks_like_message(&t, t.root()) => Format::Lines,
+            _ => Format::Json,
+        },
         _ => Format::Json,
     }
 }
