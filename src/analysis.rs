@@ -156,8 +156,11 @@ pub struct Walker {
     options: WalkOptions,
     /// Open calls per id; calls of one message are answered first-in first-out.
     open: HashMap<String, VecDeque<CallAt>>,
-    /// The call and result that last closed each id.
-    closed: HashMap<String, (CallAt, ResultAt)>,
+    /// The call and result that last closed each id. When the result came before the call
+    /// (a pending one), the pairing is tentative: the index of its "result before call" defect
+    /// is kept, because a result in the call's own window is the better answer (see
+    /// [`Walker::push`]).
+    closed: HashMap<String, (CallAt, ResultAt, Option<usize>)>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: HashMap<String, VecDeque<ResultAt>>,
     /// The model messages whose answer windows are open.
@@ -264,11 +267,13 @@ impl Walker {
                 }
             }
             if let Some(result) = self.pending.get_mut(id).and_then(VecDeque::pop_front) {
+                let defect = self.defects.len();
                 self.defects.push(Defect::Orphan {
                     result: result.clone(),
                     later_call: Some(at.clone()),
                 });
-                self.closed.insert(id.to_string(), (at, result));
+                self.closed
+                    .insert(id.to_string(), (at, result, Some(defect)));
                 continue;
             }
             self.open.entry(id.to_string()).or_default().push_back(at);
@@ -296,10 +301,24 @@ impl Walker {
                     result: here.clone(),
                 });
             }
-            self.closed.insert(id.to_string(), (call, here));
+            self.closed.insert(id.to_string(), (call, here, None));
             return;
         }
-        if let Some((call, first)) = self.closed.get(id) {
+        // A result in the window of a call that took an earlier (pending) result answers it
+        // properly: the earlier one is then a plain orphan, not a result to move after the
+        // call (moving it would only make a duplicate).
+        if let Some((call, first, Some(defect))) = self.closed.get(id)
+            && self.in_window(call.message, at, result)
+        {
+            self.defects[*defect] = Defect::Orphan {
+                result: first.clone(),
+                later_call: None,
+            };
+            let call = call.clone();
+            self.closed.insert(id.to_string(), (call, here, None));
+            return;
+        }
+        if let Some((call, first, _)) = self.closed.get(id) {
             self.defects.push(Defect::DuplicateResult {
                 call: call.clone(),
                 first: first.clone(),
@@ -514,6 +533,20 @@ mod tests {
         assert_eq!(
             codes("T:c1 A:c1", Window::ToolRun),
             ["orphan c1@0 before-call"]
+        );
+    }
+
+    #[test]
+    fn an_early_result_of_a_call_answered_in_its_window_is_a_plain_orphan() {
+        assert_eq!(codes("T:c1 A:c1 T:c1", Window::ToolRun), ["orphan c1@0"]);
+        assert_eq!(
+            codes("T:c1 T:c1 A:c1 T:c1", Window::ToolRun),
+            ["orphan c1@0", "orphan c1@1"]
+        );
+        // Answered only outside its window: the early result is still the one to move.
+        assert_eq!(
+            codes("T:c1 A:c1 U T:c1", Window::ToolRun),
+            ["orphan c1@0 before-call", "duplicate c1@3"]
         );
     }
 

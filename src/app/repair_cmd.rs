@@ -95,7 +95,7 @@ fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired) {
     let name = toolmend::render::escape_control(name);
     let total: usize =
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
-    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum();
+    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     if total == 0 {
         eprintln!("{name}: clean; left untouched");
         return;
@@ -113,7 +113,7 @@ fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired) {
     if total > fixed {
         eprintln!(
             "{name}: {} finding(s) left as they are (no fix, or an unsafe fix not asked for; see `toolmend lint`)",
-            total - fixed
+            total.saturating_sub(fixed)
         );
     }
 }
