@@ -156,11 +156,12 @@ pub struct Walker {
     options: WalkOptions,
     /// Open calls per id; calls of one message are answered first-in first-out.
     open: HashMap<String, VecDeque<CallAt>>,
-    /// The call and result that last closed each id. When the result came before the call
-    /// (a pending one), the pairing is tentative: the index of its "result before call" defect
-    /// is kept, because a result in the call's own window is the better answer (see
-    /// [`Walker::push`]).
-    closed: HashMap<String, (CallAt, ResultAt, Option<usize>)>,
+    /// The call and result that last closed each id.
+    closed: HashMap<String, (CallAt, ResultAt)>,
+    /// Calls closed by a result that came before them, oldest first, with the index of that
+    /// "result before call" defect: the pairing is tentative, because a result in the call's
+    /// own window is the better answer (see [`Walker::push`]).
+    tentative: HashMap<String, VecDeque<(CallAt, usize)>>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: HashMap<String, VecDeque<ResultAt>>,
     /// The model messages whose answer windows are open.
@@ -177,6 +178,7 @@ impl Walker {
             options,
             open: HashMap::new(),
             closed: HashMap::new(),
+            tentative: HashMap::new(),
             pending: HashMap::new(),
             owners: Vec::new(),
             defects: Vec::new(),
@@ -267,13 +269,15 @@ impl Walker {
                 }
             }
             if let Some(result) = self.pending.get_mut(id).and_then(VecDeque::pop_front) {
-                let defect = self.defects.len();
+                self.tentative
+                    .entry(id.to_string())
+                    .or_default()
+                    .push_back((at.clone(), self.defects.len()));
                 self.defects.push(Defect::Orphan {
                     result: result.clone(),
                     later_call: Some(at.clone()),
                 });
-                self.closed
-                    .insert(id.to_string(), (at, result, Some(defect)));
+                self.closed.insert(id.to_string(), (at, result));
                 continue;
             }
             self.open.entry(id.to_string()).or_default().push_back(at);
@@ -301,24 +305,27 @@ impl Walker {
                     result: here.clone(),
                 });
             }
-            self.closed.insert(id.to_string(), (call, here, None));
+            self.closed.insert(id.to_string(), (call, here));
             return;
         }
         // A result in the window of a call that took an earlier (pending) result answers it
         // properly: the earlier one is then a plain orphan, not a result to move after the
         // call (moving it would only make a duplicate).
-        if let Some((call, first, Some(defect))) = self.closed.get(id)
-            && self.in_window(call.message, at, result)
+        let answered = self.tentative.get(id).and_then(|queue| {
+            queue
+                .iter()
+                .position(|(call, _)| self.in_window(call.message, at, result))
+        });
+        if let Some((call, defect)) =
+            answered.and_then(|k| self.tentative.get_mut(id).and_then(|q| q.remove(k)))
         {
-            self.defects[*defect] = Defect::Orphan {
-                result: first.clone(),
-                later_call: None,
-            };
-            let call = call.clone();
-            self.closed.insert(id.to_string(), (call, here, None));
+            if let Defect::Orphan { later_call, .. } = &mut self.defects[defect] {
+                *later_call = None;
+            }
+            self.closed.insert(id.to_string(), (call, here));
             return;
         }
-        if let Some((call, first, _)) = self.closed.get(id) {
+        if let Some((call, first)) = self.closed.get(id) {
             self.defects.push(Defect::DuplicateResult {
                 call: call.clone(),
                 first: first.clone(),
@@ -542,6 +549,11 @@ mod tests {
         assert_eq!(
             codes("T:c1 T:c1 A:c1 T:c1", Window::ToolRun),
             ["orphan c1@0", "orphan c1@1"]
+        );
+        // Two calls sharing an id, each took an early copy and is answered in its window.
+        assert_eq!(
+            codes("T:c1 T:c1 A:c1,c1 T:c1 T:c1", Window::ToolRun),
+            ["orphan c1@0", "orphan c1@1", "dup-id c1@2"]
         );
         // Answered only outside its window: the early result is still the one to move.
         assert_eq!(
