@@ -10,7 +10,10 @@
 //!    messages are placeholders;
 //! 4. when no result has to move (no TM003, no result before its call), the original bytes
 //!    are a subsequence of the output: repair only inserted;
-//! 5. after repair, lint finds no dangling (TM001) or misplaced (TM003) result.
+//! 5. after repair, lint finds no dangling (TM001) or misplaced (TM003) result;
+//! 6. inserted results follow the document's own layout: repairing a log whose calls dangle
+//!    gives exactly the bytes the generator writes for the log with the placeholders in it
+//!    (indentation, separators, key order, line ends, final newline).
 //!
 //! Case counts are modest (`PROPTEST_CASES` raises them).
 
@@ -86,6 +89,25 @@ proptest! {
             .filter(|c| *c == "TM001" || *c == "TM003")
             .collect();
         prop_assert!(left.is_empty(), "{:?} after repair\n{}", left, shown());
+    }
+
+    #[test]
+    fn placeholders_follow_the_layout_of_the_document(
+        msgs in valid_conversation(),
+        broken in dangling_breaks(),
+        l in layout(),
+    ) {
+        let msgs = apply(msgs, &broken);
+        let bytes = render_doc(&msgs, &l);
+        let name = file_name(&l);
+        let r = repair(&bytes, &analyse(name, &bytes));
+        let expected = render_doc(&with_placeholders(&msgs), &l);
+        prop_assert!(
+            r.output == expected,
+            "got:\n{}\nexpected:\n{}",
+            String::from_utf8_lossy(&r.output),
+            String::from_utf8_lossy(&expected)
+        );
     }
 
     #[test]

@@ -78,6 +78,14 @@ impl<'a> RepairCx<'a> {
         } else {
             String::new()
         };
+        // Inside the message alone, `like` measured the first member's whole indentation as
+        // the unit; in the document, the message's own indentation is the base under it.
+        if let Some(unit) = &style.indent
+            && let Some(rest) = unit.strip_prefix(style.base.as_str())
+            && !rest.is_empty()
+        {
+            style.indent = Some(rest.to_string());
+        }
         style.newline = newline_near(self.src, msg.span.end).into();
         style
     }

@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use toolmend::lint::{self, Analysed, LintOptions};
 use toolmend::read::{Format, ReadOptions};
-use toolmend::repair::{self, RepairOptions, Repaired};
+use toolmend::repair::{self, RepairOptions, Repaired, SEED_PLACEHOLDER};
 
 /// Test cases per property: `PROPTEST_CASES` when set, else `default`.
 pub fn cases(default: u32) -> u32 {
@@ -28,6 +28,8 @@ pub enum Msg {
     Assistant(Vec<(String, String)>),
     /// A tool result for `id`.
     Tool { id: String, name: String },
+    /// The placeholder result toolmend inserts for a dangling call to `name`.
+    Placeholder { id: String, name: String },
 }
 
 /// The log formats generated.
@@ -156,6 +158,11 @@ fn render_message(m: &Msg, d: Dialect) -> V {
                 ("tool_call_id", s(id)),
                 ("content", s("result")),
             ]),
+            Msg::Placeholder { id, .. } => V::Obj(vec![
+                ("role", s("tool")),
+                ("tool_call_id", s(id)),
+                ("content", s(SEED_PLACEHOLDER)),
+            ]),
         },
         _ => {
             let (ty, fields) = match m {
@@ -189,6 +196,15 @@ fn render_message(m: &Msg, d: Dialect) -> V {
                         ("tool_call_id", s(id)),
                         ("name", s(name)),
                         ("status", s("success")),
+                    ],
+                ),
+                Msg::Placeholder { id, name } => (
+                    "tool",
+                    vec![
+                        ("content", s(SEED_PLACEHOLDER)),
+                        ("tool_call_id", s(id)),
+                        ("name", s(name)),
+                        ("status", s("error")),
                     ],
                 ),
             };
@@ -332,6 +348,48 @@ pub fn breaks() -> impl Strategy<Value = Vec<Break>> {
         (0usize..16).prop_map(Break::Truncate),
     ];
     prop::collection::vec(one, 0..4)
+}
+
+/// Breaks that only leave calls dangling (results dropped, the run cut short).
+pub fn dangling_breaks() -> impl Strategy<Value = Vec<Break>> {
+    let one = prop_oneof![
+        (0usize..16).prop_map(Break::DropResult),
+        (0usize..16).prop_map(Break::Truncate),
+    ];
+    prop::collection::vec(one, 0..4)
+}
+
+/// What the seed's repair makes of a conversation whose only defects are dangling calls: a
+/// placeholder for each unanswered call, in call order, right after the calling message's
+/// existing results.
+pub fn with_placeholders(msgs: &[Msg]) -> Vec<Msg> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < msgs.len() {
+        out.push(msgs[i].clone());
+        i += 1;
+        let Msg::Assistant(calls) = &msgs[i - 1] else {
+            continue;
+        };
+        let mut answered = Vec::new();
+        while let Some(Msg::Tool { id, .. }) = msgs.get(i) {
+            answered.push(id.clone());
+            out.push(msgs[i].clone());
+            i += 1;
+        }
+        for (id, name) in calls {
+            match answered.iter().position(|a| a == id) {
+                Some(k) => {
+                    answered.remove(k);
+                }
+                None => out.push(Msg::Placeholder {
+                    id: id.clone(),
+                    name: name.clone(),
+                }),
+            }
+        }
+    }
+    out
 }
 
 /// Apply the breaks in order.
