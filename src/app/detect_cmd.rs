@@ -33,13 +33,16 @@ pub fn run(a: DetectArgs) -> Result<Status> {
         writeln!(out, "{} ({format})", esc(&input.name))?;
         for c in &doc.conversations {
             let calls = c.calls().count();
+            let (messages, calls) = (
+                plural(c.messages.len(), "message", "messages"),
+                plural(calls, "tool call", "tool calls"),
+            );
             writeln!(
                 out,
-                "  conversation {} at `{}`: {}, {} messages, {calls} tool calls\n    why: {}",
+                "  conversation {} at `{}`: {}, {messages}, {calls}\n    why: {}",
                 c.index,
                 esc(&c.pointer),
                 c.dialect,
-                c.messages.len(),
                 esc(&c.detection)
             )?;
         }
@@ -58,4 +61,8 @@ pub fn run(a: DetectArgs) -> Result<Status> {
     } else {
         Status::Failure
     })
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
