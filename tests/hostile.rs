@@ -700,6 +700,30 @@ fn a_closed_stdout_is_not_an_error() {
         let rest: Vec<&str> = it.filter(|l| l.contains("error")).collect();
         assert!(rest.is_empty(), "{cmd}: {rest:?}");
     }
+    // Standard error closed too (messages for 300 files, and for missing ones): the exit
+    // status is the usual one, never a panic's 101.
+    for i in 0..300 {
+        fs::write(
+            dir.path().join(format!("f{i}.jsonl")),
+            lines(&[&assistant("c")]),
+        )
+        .unwrap();
+    }
+    for (cmd, want) in [
+        ("repair --check f*.jsonl", "1"),
+        ("lint --explain-detection f*.jsonl", "0"),
+        ("lint missing{1..3000}.jsonl", "2"),
+    ] {
+        let o = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "{BIN} {cmd} 2>&1 | head -c1 >/dev/null; echo ${{PIPESTATUS[0]}}"
+            ))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), want, "{cmd}");
+    }
 }
 
 fn heavy() -> bool {

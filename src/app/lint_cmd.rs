@@ -41,17 +41,17 @@ pub fn run(a: LintArgs) -> Result<Status> {
         if a.explain_detection {
             let name = esc(&input.name);
             for note in &analysed.doc.notes {
-                eprintln!("{name}: {}", esc(note));
+                super::say(format_args!("{name}: {}", esc(note)));
             }
             for c in &analysed.doc.conversations {
-                eprintln!(
+                super::say(format_args!(
                     "{name}: conversation {} at `{}`: {} ({} messages) — {}",
                     c.index,
                     esc(&c.pointer),
                     c.dialect,
                     c.messages.len(),
                     esc(&c.detection)
-                );
+                ));
             }
         }
         for (tool, s) in lint::tool_stats(&analysed) {

@@ -97,10 +97,16 @@ pub fn report_errors(errors: &[anyhow::Error]) {
 
 /// Print one error to standard error, escaped.
 pub fn print_error(e: &anyhow::Error) {
-    eprintln!(
+    say(format_args!(
         "toolmend: error: {}",
         toolmend::render::escape_control(&format!("{e:#}"))
-    );
+    ));
+}
+
+/// Write one line to standard error. Unlike `eprintln!`, a closed standard error (`2>&1 |
+/// head`) is not a panic: the line is dropped.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn rules() -> Result<Status> {

@@ -97,24 +97,24 @@ fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired) {
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     if total == 0 {
-        eprintln!("{name}: clean; left untouched");
+        super::say(format_args!("{name}: clean; left untouched"));
         return;
     }
     if repaired.placeholders > 0 {
-        eprintln!(
+        super::say(format_args!(
             "{name}: Injecting {} placeholder tool result(s) for dangling tool calls",
             repaired.placeholders
-        );
+        ));
     }
     let other = fixed - repaired.placeholders.min(fixed);
     if other > 0 {
-        eprintln!("{name}: fixed {other} other finding(s)");
+        super::say(format_args!("{name}: fixed {other} other finding(s)"));
     }
     if total > fixed {
-        eprintln!(
+        super::say(format_args!(
             "{name}: {} finding(s) left as they are (no fix, or an unsafe fix not asked for; see `toolmend lint`)",
             total.saturating_sub(fixed)
-        );
+        ));
     }
 }
 
