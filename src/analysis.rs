@@ -218,6 +218,10 @@ pub struct Walker {
     open: IdMap<VecDeque<CallAt>>,
     /// The call and result that last closed each id (kept small: one entry per id seen).
     closed: IdMap<Closed>,
+    /// Calls closed by a result that came before them, oldest first, with the index of that
+    /// "result before call" defect: the pairing is tentative, because a result in the call's
+    /// own window is the better answer (see [`Walker::push`]).
+    tentative: IdMap<VecDeque<(CallAt, usize)>>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: IdMap<VecDeque<ResultAt>>,
     /// The model messages whose answer windows are open.
@@ -234,6 +238,7 @@ impl Walker {
             options,
             open: IdMap::default(),
             closed: IdMap::default(),
+            tentative: IdMap::default(),
             pending: IdMap::default(),
             owners: Vec::new(),
             defects: Vec::new(),
@@ -327,6 +332,10 @@ impl Walker {
                 }
             }
             if let Some(result) = take_front(&mut self.pending, id) {
+                self.tentative
+                    .entry(id.to_string())
+                    .or_default()
+                    .push_back((at.clone(), self.defects.len()));
                 self.defects.push(Defect::Orphan {
                     result: result.clone(),
                     later_call: Some(at.clone()),
@@ -360,6 +369,29 @@ impl Walker {
             if !self.in_window(call.message, at, result) {
                 self.defects.push(Defect::Misplaced { call, result: here });
             }
+            return;
+        }
+        // A result in the window of a call that took an earlier (pending) result answers it
+        // properly: the earlier one is then a plain orphan, not a result to move after the
+        // call (moving it would only make a duplicate).
+        let answered = self.tentative.get(id).and_then(|queue| {
+            queue
+                .iter()
+                .position(|(call, _)| self.in_window(call.message, at, result))
+        });
+        if let Some((call, defect)) = answered.and_then(|k| {
+            let queue = self.tentative.get_mut(id)?;
+            let taken = queue.remove(k);
+            if queue.is_empty() {
+                self.tentative.remove(id);
+            }
+            taken
+        }) {
+            if let Defect::Orphan { later_call, .. } = &mut self.defects[defect] {
+                *later_call = None;
+            }
+            self.closed
+                .insert(id.to_string(), Closed::new(&call, &here));
             return;
         }
         if let Some(closed) = self.closed.get(id) {
@@ -589,6 +621,31 @@ mod tests {
         assert_eq!(
             codes("T:c1 A:c1", Window::ToolRun),
             ["orphan c1@0 before-call"]
+        );
+    }
+
+    #[test]
+    fn an_early_result_of_a_call_answered_in_its_window_is_a_plain_orphan() {
+        assert_eq!(codes("T:c1 A:c1 T:c1", Window::ToolRun), ["orphan c1@0"]);
+        assert_eq!(
+            codes("T:c1 T:c1 A:c1 T:c1", Window::ToolRun),
+            ["orphan c1@0", "orphan c1@1"]
+        );
+        // An id repeated in one message is one call: it takes one early copy and one answer;
+        // the rest are orphans and duplicates.
+        assert_eq!(
+            codes("T:c1 T:c1 A:c1,c1 T:c1 T:c1", Window::ToolRun),
+            [
+                "orphan c1@0",
+                "orphan c1@1",
+                "dup-id c1@2",
+                "duplicate c1@4"
+            ]
+        );
+        // Answered only outside its window: the early result is still the one to move.
+        assert_eq!(
+            codes("T:c1 A:c1 U T:c1", Window::ToolRun),
+            ["orphan c1@0 before-call", "duplicate c1@3"]
         );
     }
 

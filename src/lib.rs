@@ -3,13 +3,14 @@
 //!
 //! The pipeline: [`read`] a document into the neutral [`model`] (one [`dialect`] per log
 //! format), walk it ([`analysis`]), describe defects as findings ([`lint`], [`finding`]),
-//! turn them into byte edits ([`repair`]) and render them ([`render`]). [`simulate`] stands
-//! alone.
+//! turn them into byte edits ([`repair`]) and render them ([`render`]); [`io`] reads inputs and
+//! writes results safely. [`simulate`] stands alone.
 
 pub mod analysis;
 pub mod batches;
 pub mod dialect;
 pub mod finding;
+pub mod io;
 pub mod json;
 pub mod lint;
 pub mod locate;

@@ -30,6 +30,8 @@ pub struct Analysed {
     pub defects: Vec<Vec<Defect>>,
     /// Client-side calls checked.
     pub calls_checked: usize,
+    /// The options it was analysed with (a repair reads its own output again with them).
+    pub options: LintOptions,
 }
 
 /// Per tool name: calls seen and calls left dangling.
@@ -70,6 +72,7 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
         doc,
         defects,
         calls_checked,
+        options: options.clone(),
     }
 }
 

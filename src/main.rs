@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Ok(status) => ExitCode::from(status as u8),
         Err(err) if app::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("toolmend: error: {err:#}");
+            app::print_error(&err);
             ExitCode::from(2)
         }
     }

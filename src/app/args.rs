@@ -73,7 +73,10 @@ pub struct InputArgs {
     /// A compatibility profile.
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
-    /// Lines longer than this many bytes are reported (TM007) instead of parsed; 0 = no limit.
+    /// Lines longer than this many bytes are reported (TM007) and kept as they are instead of
+    /// parsed, which bounds memory (a parsed line takes a few times its size): a JSON Lines line
+    /// is skipped, a JSON document with such a line is not analysed. The default, 64 MiB, is
+    /// far above real log lines (images included). 0 = no limit.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     pub max_line_bytes: usize,
 }
@@ -208,11 +211,13 @@ pub struct RepairArgs {
     /// Write the repaired document to FILE (one input only); written atomically.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Rewrite the files themselves, atomically, keeping their permissions. A symlink is
-    /// followed and its target rewritten.
+    /// Rewrite the files themselves, atomically (temporary file, fsync, rename), keeping
+    /// their permissions and owner. A symlink is followed and its target rewritten. A file
+    /// that changed while toolmend worked on it is left alone (exit 2).
     #[arg(long)]
     pub in_place: bool,
-    /// With --in-place, keep the original next to it with this suffix (e.g. `.bak`).
+    /// With --in-place, keep the original next to the rewritten file with this suffix (e.g.
+    /// `.bak`); for a symlink, next to its target.
     #[arg(long, value_name = "SUFFIX", requires = "in_place")]
     pub backup: Option<String>,
     /// Print a unified diff of the changes; write nothing (exit 1 when there are changes).

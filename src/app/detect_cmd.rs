@@ -5,45 +5,52 @@ use std::io::{BufWriter, Write};
 use anyhow::Result;
 
 use toolmend::read;
+use toolmend::render::escape_control as esc;
 
 use super::args::DetectArgs;
-use super::{Status, inputs, lint_options, report_errors};
+use toolmend::io::inputs;
+
+use super::{Status, lint_options, report_errors};
 
 pub fn run(a: DetectArgs) -> Result<Status> {
     let options = lint_options(&a.input)?;
-    let (inputs, mut errors) = inputs::expand(&a.input.paths);
+    let (inputs, errors) = inputs::expand(&a.input.paths);
+    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
         let loaded = match inputs::load(input) {
             Ok(l) => l,
             Err(e) => {
-                errors.push(e);
+                errors.push(e.into());
                 continue;
             }
         };
-        let doc = read::read(&input.name, &loaded.bytes, &options.read);
+        let doc = read::read(&input.name, &loaded, &options.read);
         let format = match doc.format {
             Some(read::Format::Lines) => "JSON Lines",
             _ => "JSON",
         };
-        writeln!(out, "{} ({format})", input.name)?;
+        writeln!(out, "{} ({format})", esc(&input.name))?;
         for c in &doc.conversations {
             let calls = c.calls().count();
+            let (messages, calls) = (
+                plural(c.messages.len(), "message", "messages"),
+                plural(calls, "tool call", "tool calls"),
+            );
             writeln!(
                 out,
-                "  conversation {} at `{}`: {}, {} messages, {calls} tool calls\n    why: {}",
+                "  conversation {} at `{}`: {}, {messages}, {calls}\n    why: {}",
                 c.index,
-                c.pointer,
+                esc(&c.pointer),
                 c.dialect,
-                c.messages.len(),
-                c.detection
+                esc(&c.detection)
             )?;
         }
         for p in &doc.problems {
-            writeln!(out, "  line {}:{}: {}", p.line, p.column, p.message)?;
+            writeln!(out, "  line {}:{}: {}", p.line, p.column, esc(&p.message))?;
         }
         for n in &doc.notes {
-            writeln!(out, "  note: {n}")?;
+            writeln!(out, "  note: {}", esc(n))?;
         }
     }
     out.flush()?;
@@ -54,4 +61,8 @@ pub fn run(a: DetectArgs) -> Result<Status> {
     } else {
         Status::Failure
     })
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -15,7 +15,10 @@ use toolmend::simulate::ToolSets;
 use toolmend::stream;
 
 use super::args::LintArgs;
-use super::{Status, inputs, lint_options, report_errors, stdout_color, tool_sets};
+use toolmend::io::inputs;
+use toolmend::render::escape_control as esc;
+
+use super::{Status, lint_options, report_errors, stdout_color, tool_sets};
 
 pub fn run(a: LintArgs) -> Result<Status> {
     let options = lint_options(&a.input)?;
@@ -27,7 +30,8 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let ignored = rules::select(&a.ignore).map_err(|e| anyhow!(e))?;
     // TM008 is on only when interrupting tools are named (plain lint stays quiet).
     let hitl = a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl));
-    let (inputs, mut errors) = inputs::expand(&a.input.paths);
+    let (inputs, errors) = inputs::expand(&a.input.paths);
+    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
@@ -43,8 +47,9 @@ pub fn run(a: LintArgs) -> Result<Status> {
         totals.conversations += one.conversations;
         totals.calls += one.calls;
         if a.explain_detection {
+            let name = esc(&input.name);
             for line in &one.detections {
-                eprintln!("{}: {line}", input.name);
+                super::say(format_args!("{name}: {}", esc(line)));
             }
         }
         for (tool, s) in one.stats {
@@ -102,13 +107,13 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         let report = match &input.path {
             Some(p) => {
                 let file = std::fs::File::open(p)
-                    .with_context(|| format!("{}: cannot read", p.display()))?;
+                    .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?;
                 stream::lint_lines(
                     &input.name,
                     std::io::BufReader::with_capacity(1 << 16, file),
                     options,
                 )
-                .with_context(|| format!("{}: cannot read", p.display()))?
+                .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?
             }
             None => stream::lint_lines(&input.name, std::io::stdin().lock(), options)
                 .context("cannot read standard input")?,
@@ -131,7 +136,7 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         });
     }
     let loaded = inputs::load(input)?;
-    let analysed = lint::analyse(&input.name, &loaded.bytes, options);
+    let analysed = lint::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
     detections.extend(analysed.doc.conversations.iter().map(|c| {
         format!(

@@ -3,11 +3,9 @@
 
 pub mod args;
 mod detect_cmd;
-mod inputs;
 mod lint_cmd;
 mod repair_cmd;
 mod simulate_cmd;
-mod write;
 
 use std::io::{IsTerminal, Write};
 
@@ -106,11 +104,26 @@ pub fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
     .resolve()
 }
 
-/// Print errors collected along the way.
+/// Print errors collected along the way (file names and messages from the system are escaped:
+/// a hostile file name cannot drive the terminal).
 pub fn report_errors(errors: &[anyhow::Error]) {
     for e in errors {
-        eprintln!("toolmend: error: {e:#}");
+        print_error(e);
     }
+}
+
+/// Print one error to standard error, escaped.
+pub fn print_error(e: &anyhow::Error) {
+    say(format_args!(
+        "toolmend: error: {}",
+        toolmend::render::escape_control(&format!("{e:#}"))
+    ));
+}
+
+/// Write one line to standard error. Unlike `eprintln!`, a closed standard error (`2>&1 |
+/// head`) is not a panic: the line is dropped.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn rules() -> Result<Status> {

@@ -8,7 +8,9 @@ use toolmend::lint;
 use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
 
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
-use super::{Status, inputs, lint_options, report_errors, stdout_color, write};
+use toolmend::io::{inputs, write};
+
+use super::{Status, lint_options, report_errors, stdout_color};
 
 pub fn run(a: RepairArgs) -> Result<Status> {
     let lint_opts = lint_options(&a.input)?;
@@ -30,7 +32,8 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         reid: a.duplicate_ids.is_some(),
         before_results: a.input.profile == Some(Profile::Deerflow),
     };
-    let (inputs, mut errors) = inputs::expand(&a.input.paths);
+    let (inputs, errors) = inputs::expand(&a.input.paths);
+    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
     let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
     if (to_stdout || a.output.is_some()) && inputs.len() + errors.len() > 1 {
         bail!("several inputs: use --in-place, --diff or --check (stdout and -o take one input)");
@@ -45,12 +48,12 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         let loaded = match inputs::load(input) {
             Ok(l) => l,
             Err(e) => {
-                errors.push(e);
+                errors.push(e.into());
                 continue;
             }
         };
-        let analysed = lint::analyse(&input.name, &loaded.bytes, &lint_opts);
-        let repaired = repair::document(&loaded.bytes, &analysed, &options);
+        let analysed = lint::analyse(&input.name, &loaded, &lint_opts);
+        let repaired = repair::document(&loaded, &analysed, &options);
         changed_any |= repaired.changed;
         if !a.quiet {
             report(&input.name, &analysed, &repaired);
@@ -58,8 +61,8 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         if to_stdout {
             out.write_all(&repaired.output)?;
         } else if let Some(path) = &a.output {
-            if let Err(e) = write::atomic_write(path, &repaired.output, None) {
-                errors.push(e);
+            if let Err(e) = write::atomic_write(path, &repaired.output) {
+                errors.push(e.into());
             }
         } else if a.in_place {
             if repaired.changed
@@ -70,16 +73,10 @@ pub fn run(a: RepairArgs) -> Result<Status> {
                     a.backup.as_deref(),
                 )
             {
-                errors.push(e);
+                errors.push(e.into());
             }
         } else if a.diff && repaired.changed {
-            write_diff(
-                &input.name,
-                &loaded.bytes,
-                &repaired.output,
-                color,
-                &mut out,
-            )?;
+            write_diff(&input.name, &loaded, &repaired.output, color, &mut out)?;
         }
     }
     out.flush()?;
@@ -95,28 +92,29 @@ pub fn run(a: RepairArgs) -> Result<Status> {
 }
 
 fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired) {
+    let name = toolmend::render::escape_control(name);
     let total: usize =
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
-    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum();
+    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     if total == 0 {
-        eprintln!("{name}: clean; left untouched");
+        super::say(format_args!("{name}: clean; left untouched"));
         return;
     }
     if repaired.placeholders > 0 {
-        eprintln!(
+        super::say(format_args!(
             "{name}: Injecting {} placeholder tool result(s) for dangling tool calls",
             repaired.placeholders
-        );
+        ));
     }
     let other = fixed - repaired.placeholders.min(fixed);
     if other > 0 {
-        eprintln!("{name}: fixed {other} other finding(s)");
+        super::say(format_args!("{name}: fixed {other} other finding(s)"));
     }
     if total > fixed {
-        eprintln!(
+        super::say(format_args!(
             "{name}: {} finding(s) left as they are (no fix, or an unsafe fix not asked for; see `toolmend lint`)",
-            total - fixed
-        );
+            total.saturating_sub(fixed)
+        ));
     }
 }
 

@@ -13,7 +13,9 @@ use toolmend::simulate::{
 };
 
 use super::args::{SimFormat, SimulateArgs};
-use super::{Status, inputs, report_errors, stdout_color, tool_sets};
+use toolmend::io::inputs;
+
+use super::{Status, report_errors, stdout_color, tool_sets};
 
 pub fn run(a: SimulateArgs) -> Result<Status> {
     let strategies = Strategy::parse_list(&a.strategy).map_err(|e| anyhow!("--strategy: {e}"))?;
@@ -52,19 +54,19 @@ pub fn run(a: SimulateArgs) -> Result<Status> {
             ..LintOptions::default()
         };
         let (list, errs) = inputs::expand(&a.histories);
-        errors = errs;
+        errors = errs.into_iter().map(Into::into).collect();
         let mut found = Vec::new();
         for input in &list {
             match inputs::load(input) {
                 Ok(loaded) => {
-                    let analysed = lint::analyse(&input.name, &loaded.bytes, &options);
+                    let analysed = lint::analyse(&input.name, &loaded, &options);
                     found.extend(
                         batches::batches(&input.name, &analysed)
                             .into_iter()
                             .map(|f| f.batch),
                     );
                 }
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(e.into()),
             }
         }
         (tool_sets(&a.hitl), found)

@@ -181,7 +181,13 @@ impl ReadCx<'_> {
         let offset = offset.min(src.len());
         let (mut at, mut line, mut col) = self.cursor.0.get();
         if at > offset || line == 0 {
-            (at, line, col) = (0, self.line, 1);
+            // A byte order mark before the first line is not a column.
+            let bom = if src.starts_with(b"\xEF\xBB\xBF") && offset >= 3 {
+                3
+            } else {
+                0
+            };
+            (at, line, col) = (bom, self.line, 1);
         }
         let seg = &src[at..offset];
         let chars = |b: &[u8]| b.iter().filter(|&&b| (b & 0xC0) != 0x80).count();

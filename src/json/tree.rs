@@ -201,7 +201,15 @@ pub fn line_col(src: &[u8], offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());
     let before = &src[..offset];
     let line = memchr::memchr_iter(b'\n', before).count() + 1;
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    // A byte order mark is not part of the first line's text.
+    let line_start = memchr::memrchr(b'\n', before).map_or(
+        if before.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        },
+        |i| i + 1,
+    );
     let col = before[line_start..]
         .iter()
         .filter(|&&b| (b & 0xC0) != 0x80)

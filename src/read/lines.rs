@@ -6,7 +6,7 @@
 use std::io::{self, BufRead};
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
-use crate::json::{NodeBuf, Tree, parse_into};
+use crate::json::{Kind, NodeBuf, Tree, parse_into};
 use crate::locate;
 use crate::model::{Container, Conversation, Foreign, Message};
 
@@ -104,6 +104,19 @@ impl<'o> LinesReader<'o> {
             }
         };
         let root = tree.root();
+        if !matches!(tree.kind(root), Kind::Object | Kind::Array) {
+            sink.problem(Problem {
+                offset: start,
+                line: number,
+                column: 1,
+                message: format!(
+                    "line is a JSON {}, not an object: not a message; kept as it is",
+                    format!("{:?}", tree.kind(root)).to_lowercase()
+                ),
+            });
+            self.buf = tree.into_buf();
+            return;
+        }
         let cursor = Cursor::default();
         let cx = ReadCx::new(start, number, &cursor);
         if locate::is_conversation(&tree, root) {
@@ -111,6 +124,14 @@ impl<'o> LinesReader<'o> {
                 Some(at) => locate::at(&tree, root, at).unwrap_or_default(),
                 None => locate::auto(&tree, root),
             };
+            if found.is_empty() && self.options.at.is_none() {
+                sink.problem(Problem {
+                    offset: start,
+                    line: number,
+                    column: 1,
+                    message: "line is a JSON array holding no messages; kept as it is".into(),
+                });
+            }
             for f in found {
                 let mut conv = read_found(&tree, &f, &cx, self.options, self.line_conversations);
                 self.line_conversations += 1;

@@ -65,12 +65,16 @@ pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
     if lower.ends_with(".json") {
         return Format::Json;
     }
-    // Several non-blank lines whose first parses on its own: JSON Lines.
+    // Several non-blank lines whose first parses on its own, or a single message: JSON Lines.
     let mut lines = bytes
         .split(|&b| b == b'\n')
         .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
     match (lines.next(), lines.next()) {
         (Some(first), Some(_)) if parse(trim_cr(first)).is_ok() => Format::Lines,
+        (Some(only), None) => match parse(trim_cr(only)) {
+            Ok(t) if locate::looks_like_message(&t, t.root()) => Format::Lines,
+            _ => Format::Json,
+        },
         _ => Format::Json,
     }
 }
@@ -115,13 +119,23 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             .push(problem_at(bytes, 0, "empty document: no JSON value".into()));
         return doc;
     }
+    if let Some(p) = overlong_line(bytes, options.max_line_bytes) {
+        doc.problems.push(p);
+        return doc;
+    }
     let tree = match parse(bytes) {
         Ok(t) => t,
         Err(e) => {
+            // Several values one after another: most likely JSON Lines under another name.
+            let hint = if e.message.contains("after the JSON value") {
+                " (several JSON values: if this is JSON Lines, say so with --input-format jsonl)"
+            } else {
+                ""
+            };
             doc.problems.push(problem_at(
                 bytes,
                 e.offset,
-                format!("invalid JSON: {}", e.message),
+                format!("invalid JSON: {}{hint}", e.message),
             ));
             return doc;
         }
@@ -143,6 +157,34 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         doc.conversations.push(conv);
     }
     doc
+}
+
+/// The first line of a JSON document longer than `limit` bytes (0: no limit), as a problem:
+/// such a document is not parsed at all, to bound memory (a parsed value takes several times
+/// its size).
+fn overlong_line(bytes: &[u8], limit: usize) -> Option<Problem> {
+    if limit == 0 || bytes.len() <= limit {
+        return None;
+    }
+    let mut start = 0;
+    for (number, end) in memchr::memchr_iter(b'\n', bytes)
+        .chain(std::iter::once(bytes.len()))
+        .enumerate()
+    {
+        if end - start > limit {
+            return Some(Problem {
+                offset: start,
+                line: number + 1,
+                column: 1,
+                message: format!(
+                    "line is {} bytes, over the --max-line-bytes limit of {limit}; the document is not analysed, kept as it is",
+                    end - start
+                ),
+            });
+        }
+        start = end + 1;
+    }
+    None
 }
 
 /// Choose the dialect of a list of message nodes; returns it and why.

@@ -3,13 +3,14 @@
 use std::io::{self, Write};
 
 use crate::finding::Finding;
+use crate::render::escape_control;
 use crate::rules::Severity;
 
-/// Escape a message (the part after `::`).
+/// Escape a message (the part after `::`). GitHub's rules escape `%`, CR and LF; here every
+/// control character from the log (CR, LF, ESC, BEL…) is first made visible by
+/// [`escape_control`], since the workflow log is a terminal too, so only `%` is left to escape.
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    escape_control(s).replace('%', "%25")
 }
 
 /// Escape a property value (`file=`, `title=`).
@@ -42,7 +43,8 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(data("a%b\nc\r"), "a%25b%0Ac%0D");
+        assert_eq!(data("a%b\nc\r"), "a%25b\\nc\\r");
+        assert_eq!(data("a\u{1b}[31m\u{7}"), "a\\u{1b}[31m\\u{7}");
         assert_eq!(property("x:y,z"), "x%3Ay%2Cz");
     }
 }

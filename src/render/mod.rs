@@ -76,7 +76,7 @@ pub fn statistics(
         Format::Human | Format::Github => {
             let width = stats
                 .keys()
-                .map(|k| k.chars().count())
+                .map(|k| escape_control(k).chars().count())
                 .max()
                 .unwrap_or(4)
                 .max(4);

@@ -22,6 +22,8 @@ pub struct RepairCx<'a> {
     pub next: Option<&'a Message>,
     /// Options of the repair.
     pub options: &'a RepairOptions,
+    /// What [`RepairCx::sample_result`] returns, found once per conversation.
+    pub(super) sample: Option<&'a Message>,
 }
 
 impl<'a> RepairCx<'a> {
@@ -58,10 +60,7 @@ impl<'a> RepairCx<'a> {
 
     /// The first message of the conversation holding only a result: a model of key order.
     pub fn sample_result(&self) -> Option<&'a Message> {
-        self.conv
-            .messages
-            .iter()
-            .find(|m| m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty())
+        self.sample
     }
 
     /// The style of the document around `msg`.
@@ -187,6 +186,13 @@ impl<'a> RepairCx<'a> {
     pub fn marker(&self) -> Option<J> {
         self.options.mark_synthetic.then_some(J::Bool(true))
     }
+}
+
+/// The first message of `conv` holding only a result (see [`RepairCx::sample_result`]).
+pub(super) fn first_result(conv: &Conversation) -> Option<&Message> {
+    conv.messages
+        .iter()
+        .find(|m| m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty())
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

@@ -78,6 +78,8 @@ pub struct Plan {
     pub fixed: Vec<usize>,
     /// Number of placeholder results inserted.
     pub placeholders: usize,
+    /// A fix was held back because its edits conflicted with edits already planned.
+    pub deferred: bool,
 }
 
 /// A repaired document.
@@ -87,34 +89,80 @@ pub struct Repaired {
     pub output: Vec<u8>,
     /// Placeholders inserted.
     pub placeholders: usize,
-    /// Defects fixed, per conversation (indices into each defect list).
+    /// Defects fixed by the first round, per conversation (indices into each defect list).
     pub fixed: Vec<Vec<usize>>,
+    /// Defects fixed by further rounds (see [`document`]).
+    pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
 }
 
+/// Rounds of repair at most (see [`document`]).
+const MAX_ROUNDS: usize = 8;
+
 /// Repair every conversation of an analysed document.
+///
+/// Fixes that get in each other's way in one round (say two adjacent results both moved out
+/// of the head of an array, whose separators overlap) are left to another round over the
+/// repaired bytes, read again with the same options and the format found the first time.
+/// Rounds go on while some fix was held back, so the output is a fixed point: repairing it
+/// again changes nothing.
 pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
-    let mut edits = EditSet::default();
-    let mut placeholders = 0;
-    let mut fixed = Vec::new();
-    for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
-        let p = plan(src, conv, dialect_of(conv), defects, options, &mut edits);
-        placeholders += p.placeholders;
-        fixed.push(p.fixed);
-    }
-    let changed = !edits.is_empty();
-    let output = if changed {
-        edits.apply(src)
-    } else {
-        src.to_vec()
+    let first = round(src, analysed, options);
+    let mut repaired = Repaired {
+        changed: !first.edits.is_empty(),
+        output: if first.edits.is_empty() {
+            src.to_vec()
+        } else {
+            first.edits.apply(src)
+        },
+        placeholders: first.placeholders,
+        fixed: first.fixed,
+        fixed_later: 0,
     };
-    Repaired {
-        output,
-        placeholders,
-        fixed,
-        changed,
+    let mut deferred = first.deferred;
+    let mut lint_options = analysed.options.clone();
+    lint_options.read.format = analysed.doc.format;
+    for _ in 1..MAX_ROUNDS {
+        if !deferred {
+            break;
+        }
+        let again = crate::lint::analyse("", &repaired.output, &lint_options);
+        let next = round(&repaired.output, &again, options);
+        if next.edits.is_empty() {
+            break;
+        }
+        repaired.output = next.edits.apply(&repaired.output);
+        repaired.placeholders += next.placeholders;
+        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>();
+        deferred = next.deferred;
     }
+    repaired
+}
+
+/// The edits of one round over all conversations.
+struct Round {
+    edits: EditSet,
+    placeholders: usize,
+    fixed: Vec<Vec<usize>>,
+    /// Some fix conflicted with another and was held back.
+    deferred: bool,
+}
+
+fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
+    let mut r = Round {
+        edits: EditSet::default(),
+        placeholders: 0,
+        fixed: Vec::new(),
+        deferred: false,
+    };
+    for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
+        let p = plan(src, conv, dialect_of(conv), defects, options, &mut r.edits);
+        r.placeholders += p.placeholders;
+        r.deferred |= p.deferred;
+        r.fixed.push(p.fixed);
+    }
+    r
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
@@ -154,6 +202,7 @@ pub fn plan(
     {
         return plan;
     }
+    let sample = cx::first_result(conv);
     let cx_for = |owner: usize| -> RepairCx<'_> {
         let anchor_ix = if options.before_results {
             owner
@@ -167,6 +216,20 @@ pub fn plan(
             anchor: &conv.messages[anchor_ix],
             next: conv.messages.get(anchor_ix + 1),
             options,
+            sample,
+        }
+    };
+
+    // A context placed at one message, for the fixes that replace or remove it.
+    let plain_cx = |at: usize| -> RepairCx<'_> {
+        RepairCx {
+            src,
+            conv,
+            owner: &conv.messages[at],
+            anchor: &conv.messages[at],
+            next: conv.messages.get(at + 1),
+            options,
+            sample,
         }
     };
 
@@ -192,8 +255,12 @@ pub fn plan(
         }
         let cx = cx_for(call.message);
         let group = vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)];
-        if cx.anchor.index != msg.index && edits.try_add(group) {
-            plan.fixed.push(i);
+        if cx.anchor.index != msg.index {
+            if edits.try_add(group) {
+                plan.fixed.push(i);
+            } else {
+                plan.deferred = true;
+            }
         }
     }
 
@@ -207,11 +274,13 @@ pub fn plan(
         calls.sort_by_key(|(_, c)| (c.holder, c.slot));
         let cx = cx_for(owner);
         let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
-        if let Some(group) = dialect.insert_results(&cx, &just_calls)
-            && edits.try_add(group)
-        {
-            plan.placeholders += calls.len();
-            plan.fixed.extend(calls.iter().map(|(i, _)| *i));
+        if let Some(group) = dialect.insert_results(&cx, &just_calls) {
+            if edits.try_add(group) {
+                plan.placeholders += calls.len();
+                plan.fixed.extend(calls.iter().map(|(i, _)| *i));
+            } else {
+                plan.deferred = true;
+            }
         }
     }
 
@@ -221,76 +290,53 @@ pub fn plan(
             Defect::Orphan {
                 result,
                 later_call: None,
-            } => orphan_fix(src, conv, dialect, result.message, result, options),
+            } => orphan_fix(&plain_cx(result.message), dialect, result),
             Defect::DuplicateResult { first, result, .. } => {
-                duplicate_fix(src, conv, options, first.message, result.message)
+                duplicate_fix(&plain_cx(result.message), first.message)
             }
             Defect::DuplicateCallId { call, .. } if options.reid => {
                 reid_fix(&cx_for(call.message), dialect, call)
             }
             _ => None,
         };
-        if let Some(group) = group
-            && edits.try_add(group)
-        {
-            plan.fixed.push(i);
+        if let Some(group) = group {
+            if edits.try_add(group) {
+                plan.fixed.push(i);
+            } else {
+                plan.deferred = true;
+            }
         }
     }
     plan.fixed.sort_unstable();
     plan
 }
 
-fn plain_cx<'a>(
-    src: &'a [u8],
-    conv: &'a Conversation,
-    at: usize,
-    options: &'a RepairOptions,
-) -> RepairCx<'a> {
-    RepairCx {
-        src,
-        conv,
-        owner: &conv.messages[at],
-        anchor: &conv.messages[at],
-        next: conv.messages.get(at + 1),
-        options,
-    }
-}
-
+/// The fix of an orphan result by policy; `cx` is placed at the orphan's message.
 fn orphan_fix(
-    src: &[u8],
-    conv: &Conversation,
+    cx: &RepairCx<'_>,
     dialect: &dyn Dialect,
-    at: usize,
     result: &crate::analysis::ResultAt,
-    options: &RepairOptions,
 ) -> Option<Vec<Edit>> {
-    let msg = &conv.messages[at];
+    let msg = cx.owner;
     if !result.result.whole_message {
         return None;
     }
-    let cx = plain_cx(src, conv, at, options);
-    match options.orphans {
+    match cx.options.orphans {
         OrphanPolicy::Keep => None,
         OrphanPolicy::Drop => Some(vec![cx.delete(msg)]),
-        OrphanPolicy::Note => dialect.note(&cx, msg).map(|j| vec![cx.replace(msg, &j)]),
+        OrphanPolicy::Note => dialect.note(cx, msg).map(|j| vec![cx.replace(msg, &j)]),
     }
 }
 
-fn duplicate_fix(
-    src: &[u8],
-    conv: &Conversation,
-    options: &RepairOptions,
-    first: usize,
-    extra: usize,
-) -> Option<Vec<Edit>> {
-    let (first_msg, extra_msg) = (&conv.messages[first], &conv.messages[extra]);
+/// The fix of a duplicate result by policy; `cx` is placed at the extra result's message.
+fn duplicate_fix(cx: &RepairCx<'_>, first: usize) -> Option<Vec<Edit>> {
+    let (first_msg, extra_msg) = (&cx.conv.messages[first], cx.owner);
     let whole =
         |m: &Message| m.calls.is_empty() && m.results.len() == 1 && m.results[0].whole_message;
     if !whole(first_msg) || !whole(extra_msg) {
         return None;
     }
-    let cx = plain_cx(src, conv, extra, options);
-    match options.duplicates? {
+    match cx.options.duplicates? {
         DuplicatePolicy::KeepFirst => Some(vec![cx.delete(extra_msg)]),
         DuplicatePolicy::KeepLast => Some(vec![
             Edit::replace(

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests, each written once: lint and repair through the
 //! public API ([`api`]), fixture and corpus files and pinned expected outputs ([`files`]),
-//! documents read as `serde_json` values ([`docs`]), the pinned fixture runs ([`pinned`]), and
+//! documents read as `serde_json` values ([`docs`]), the pinned fixture runs ([`pinned`]),
+//! generated conversations for property tests and fuzzing ([`generate`]), and
 //! the providers' strict-rule checkers, written independently of the library (one module per
 //! provider: they encode different rules).
 //!
@@ -12,5 +13,6 @@ pub mod api;
 pub mod bedrock_strict;
 pub mod docs;
 pub mod files;
+pub mod generate;
 pub mod pinned;
 pub mod responses_strict;

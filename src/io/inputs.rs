@@ -1,0 +1,134 @@
+//! Turning PATHS into documents: files, directories (recursive), and `-` for standard input.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+use super::Error;
+
+/// One document to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The name shown in reports (`-` for standard input).
+    pub name: String,
+    /// The file, or `None` for standard input.
+    pub path: Option<PathBuf>,
+}
+
+impl Input {
+    fn file(path: PathBuf) -> Input {
+        Input {
+            name: path.display().to_string(),
+            path: Some(path),
+        }
+    }
+}
+
+/// File name extensions looked for in directories.
+pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
+
+/// Expand PATHS (none means standard input). Problems (missing files, unreadable
+/// directories, broken links, sockets) are returned beside the inputs so that the others can
+/// still be processed. A path named explicitly may be a pipe (`<(zcat log.gz)`); inside
+/// directories only regular files with a known extension are taken. Directory symlinks are
+/// followed, each directory once (a link loop is not walked again).
+pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    let defaulted = [PathBuf::from("-")];
+    let paths = if paths.is_empty() {
+        &defaulted[..]
+    } else {
+        paths
+    };
+    for p in paths {
+        if p.as_os_str() == "-" {
+            inputs.push(Input {
+                name: "-".into(),
+                path: None,
+            });
+            continue;
+        }
+        match fs::metadata(p) {
+            Ok(m) if m.is_dir() => walk(p, &mut inputs, &mut errors),
+            Ok(m) if m.is_file() || m.file_type().is_fifo() || m.file_type().is_char_device() => {
+                inputs.push(Input::file(p.clone()))
+            }
+            Ok(_) => errors.push(Error::skipped(p, "not a regular file (a socket or device)")),
+            Err(e) if fs::symlink_metadata(p).is_ok() => {
+                errors.push(Error::io(p, "broken symbolic link", e))
+            }
+            Err(e) => errors.push(Error::io(p, "cannot read", e)),
+        }
+    }
+    (inputs, errors)
+}
+
+fn wanted(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Depth-first, in sorted order, without recursion (so no depth limit but the file system's).
+fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut todo: Vec<PathBuf> = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        if let Ok(real) = fs::canonicalize(&dir)
+            && !seen.insert(real)
+        {
+            continue;
+        }
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(Error::io(&dir, "cannot read directory", e));
+                continue;
+            }
+        };
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for entry in entries {
+            match entry {
+                Ok(e) => paths.push(e.path()),
+                Err(e) => errors.push(Error::io(&dir, "cannot read directory", e)),
+            }
+        }
+        paths.sort();
+        let mut subdirs = Vec::new();
+        for p in paths {
+            match fs::metadata(&p) {
+                Ok(m) if m.is_dir() => subdirs.push(p),
+                Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p)),
+                Ok(_) if wanted(&p) => errors.push(Error::skipped(
+                    &p,
+                    "not a regular file (a socket, pipe or device); skipped",
+                )),
+                Ok(_) => {}
+                Err(e) if fs::symlink_metadata(&p).is_ok_and(|m| m.is_symlink()) => {
+                    errors.push(Error::io(&p, "broken symbolic link; skipped", e))
+                }
+                Err(e) => errors.push(Error::io(&p, "cannot read; skipped", e)),
+            }
+        }
+        // Files of a directory come before its subdirectories, which are walked in order.
+        todo.extend(subdirs.into_iter().rev());
+    }
+}
+
+/// Read one input whole.
+pub fn load(input: &Input) -> Result<Vec<u8>, Error> {
+    match &input.path {
+        None => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io(Path::new("-"), "cannot read standard input", e))?;
+            Ok(bytes)
+        }
+        Some(p) => fs::read(p).map_err(|e| Error::io(p, "cannot read", e)),
+    }
+}

@@ -1,0 +1,110 @@
+//! Safe writes: a temporary file in the target's directory, fsync, then an atomic rename over
+//! the target. An existing target keeps its permissions (and, where allowed, its owner); a new
+//! file gets the usual `0666` less the umask. A failed write never leaves a partial file
+//! behind: the temporary file is removed and the target is untouched.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
+
+use super::Error;
+
+/// Write `bytes` to `target` atomically. A symlink is followed and its target replaced.
+pub fn atomic_write(target: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    let meta = fs::metadata(&real).ok().filter(fs::Metadata::is_file);
+    let tmp = stage(&real, bytes, meta.as_ref())?;
+    commit(tmp, &real)
+}
+
+/// Replace the file at `path` (following a symlink to its target) with `bytes`, provided it
+/// still holds `original`, the bytes that were repaired: if anything changed it meanwhile, the
+/// write is abandoned with [`Error::Changed`] and the file left as it is. The check is made
+/// after the new content is on disk, right before the rename. A read-only file is refused
+/// ([`Error::ReadOnly`]). With `backup`, the original is first kept as `<file><suffix>`, next to
+/// the resolved file.
+pub fn in_place(
+    path: &Path,
+    original: &[u8],
+    bytes: &[u8],
+    backup: Option<&str>,
+) -> Result<(), Error> {
+    let real = fs::canonicalize(path).map_err(|e| Error::io(path, "cannot resolve", e))?;
+    let meta = fs::metadata(&real).map_err(|e| Error::io(&real, "cannot read", e))?;
+    if !meta.is_file() {
+        return Err(Error::skipped(
+            path,
+            "not a regular file; cannot rewrite it in place",
+        ));
+    }
+    // Write permission is checked by opening for writing (nothing is changed by that), as the
+    // rename itself only needs the directory to be writable.
+    let writable = fs::OpenOptions::new().write(true).open(&real).is_ok();
+    if meta.permissions().readonly() || !writable {
+        return Err(Error::ReadOnly(path.to_path_buf()));
+    }
+    let tmp = stage(&real, bytes, Some(&meta))?;
+    let now = fs::read(&real).map_err(|e| Error::io(&real, "cannot read", e))?;
+    if now != original {
+        return Err(Error::Changed(path.to_path_buf()));
+    }
+    if let Some(suffix) = backup {
+        let mut name = real.clone().into_os_string();
+        name.push(suffix);
+        let backup_path = PathBuf::from(name);
+        let copy = stage(&backup_path, original, Some(&meta))?;
+        commit(copy, &backup_path)?;
+    }
+    commit(tmp, &real)
+}
+
+/// The directory a file is in (`.` for a bare name).
+fn dir_of(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A temporary file next to `target` holding `bytes`, flushed to disk, with the permissions
+/// and owner of `like` (the file it will replace) when there is one.
+fn stage(target: &Path, bytes: &[u8], like: Option<&fs::Metadata>) -> Result<NamedTempFile, Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = dir_of(target);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".toolmend-")
+        .suffix(".tmp")
+        .permissions(fs::Permissions::from_mode(0o666))
+        .tempfile_in(&dir)
+        .map_err(|e| Error::io(&dir, "cannot create a temporary file in this directory", e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(&dir, "cannot write a temporary file in this directory", e))?;
+    if let Some(meta) = like {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(|e| Error::io(target, "cannot set permissions on the new file", e))?;
+        keep_owner(tmp.as_file(), meta);
+    }
+    Ok(tmp)
+}
+
+/// Give the new file the old one's owner and group. Only root may give a file away, so for
+/// anyone else this is a no-op when they own the original (the usual case) and silently
+/// skipped otherwise.
+fn keep_owner(file: &fs::File, meta: &fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
+}
+
+/// Rename the staged file over `target` and flush the directory entry.
+fn commit(tmp: NamedTempFile, target: &Path) -> Result<(), Error> {
+    tmp.persist(target)
+        .map_err(|e| Error::io(target, "cannot replace the file", e.error))?;
+    if let Ok(d) = fs::File::open(dir_of(target)) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
