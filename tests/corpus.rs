@@ -2,7 +2,11 @@
 //! a panic, its findings are the ones checked by hand (see the README's corpus notes), and its
 //! repair leaves no dangling or misplaced call, keeps every original line, and is idempotent.
 
+pub mod common;
+
 use std::path::Path;
+
+use common::generate::{is_subsequence, needs_moves};
 
 use toolmend::lint::{self, LintOptions};
 use toolmend::repair::{self, RepairOptions};
@@ -39,7 +43,7 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 #[test]
-fn corpus_findings_and_repairs() {
+fn corpus_files_are_read_without_loss() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if !root.is_dir() {
         eprintln!("skipped: {} is not here", root.display());
@@ -68,6 +72,12 @@ fn corpus_findings_and_repairs() {
         );
 
         let out = repair::document(&bytes, &analysed, &RepairOptions::default()).output;
+        if !needs_moves(&analysed) {
+            assert!(
+                is_subsequence(&bytes, &out),
+                "{name}: the safe repair removed bytes"
+            );
+        }
         let again = lint::analyse(&name, &out, &LintOptions::default());
         let left: Vec<&str> = lint::findings(&name, &again)
             .iter()

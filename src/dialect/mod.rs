@@ -211,3 +211,29 @@ impl ReadCx<'_> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_positions_match_a_plain_count() {
+        let mut src = b"\xEF\xBB\xBF[\"\xc3\xa9\", 1,\n  2]\r\n".to_vec();
+        src.extend("é".repeat(5000).bytes());
+        src.extend(b"\n\n x");
+        let cursor = Cursor::default();
+        let cx = ReadCx::new(0, 1, &cursor);
+        // Forwards (the cursor advances) and backwards (it restarts) give the plain count, in
+        // which the byte order mark is not a column.
+        let offsets: Vec<usize> = (3..=src.len())
+            .filter(|&o| o == src.len() || (src[o] & 0xC0) != 0x80)
+            .collect();
+        for &offset in offsets.iter().chain(offsets.iter().rev().step_by(97)) {
+            assert_eq!(
+                cx.line_col(&src, offset),
+                crate::json::line_col(&src, offset),
+                "offset {offset}"
+            );
+        }
+    }
+}
