@@ -14,8 +14,7 @@ use super::{Status, lint_options, report_errors};
 
 pub fn run(a: DetectArgs) -> Result<Status> {
     let options = lint_options(&a.input)?;
-    let (inputs, errors) = inputs::expand(&a.input.paths);
-    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
+    let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
         let loaded = match inputs::load(input) {

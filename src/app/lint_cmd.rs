@@ -30,8 +30,7 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let ignored = rules::select(&a.ignore).map_err(|e| anyhow!(e))?;
     // TM008 is on only when interrupting tools are named (plain lint stays quiet).
     let hitl = a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl));
-    let (inputs, errors) = inputs::expand(&a.input.paths);
-    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
+    let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();

@@ -63,6 +63,21 @@ pub fn stdout_color(choice: ColorChoice) -> bool {
     on
 }
 
+/// The inputs named by PATHS (none: standard input), and the paths that could not be taken.
+/// With no PATHS and a terminal on standard input there is nothing to read: say so rather than
+/// wait for typing.
+pub fn expand(
+    paths: &[std::path::PathBuf],
+) -> Result<(Vec<toolmend::io::inputs::Input>, Vec<anyhow::Error>)> {
+    if paths.is_empty() && std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "no input: give PATHS (files, directories, or - for standard input), or pipe a log in"
+        );
+    }
+    let (inputs, errors) = toolmend::io::inputs::expand(paths);
+    Ok((inputs, errors.into_iter().map(Into::into).collect()))
+}
+
 /// Library options from the input arguments.
 pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
     let dialect = match &a.dialect {

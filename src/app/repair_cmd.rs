@@ -32,8 +32,7 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         reid: a.duplicate_ids.is_some(),
         before_results: a.input.profile == Some(Profile::Deerflow),
     };
-    let (inputs, errors) = inputs::expand(&a.input.paths);
-    let mut errors: Vec<anyhow::Error> = errors.into_iter().map(Into::into).collect();
+    let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
     if (to_stdout || a.output.is_some()) && inputs.len() + errors.len() > 1 {
         bail!("several inputs: use --in-place, --diff or --check (stdout and -o take one input)");

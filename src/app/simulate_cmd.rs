@@ -53,8 +53,8 @@ pub fn run(a: SimulateArgs) -> Result<Status> {
             },
             ..LintOptions::default()
         };
-        let (list, errs) = inputs::expand(&a.histories);
-        errors = errs.into_iter().map(Into::into).collect();
+        let (list, errs) = super::expand(&a.histories)?;
+        errors = errs;
         let mut found = Vec::new();
         for input in &list {
             match inputs::load(input) {
