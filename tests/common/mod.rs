@@ -14,5 +14,6 @@ pub mod bedrock_strict;
 pub mod docs;
 pub mod files;
 pub mod generate;
+pub mod openai_strict;
 pub mod pinned;
 pub mod responses_strict;
