@@ -42,6 +42,7 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     }
     let color = stdout_color(a.color);
     let mut changed_any = false;
+    let mut tally = Tally::default();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
         let loaded = match inputs::load(input) {
@@ -55,8 +56,9 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         let repaired = repair::document(&loaded, &analysed, &options);
         changed_any |= repaired.changed;
         if !a.quiet {
-            report(&input.name, &analysed, &repaired);
+            report(&input.name, &analysed, &repaired, inputs.len() == 1);
         }
+        tally.add(&analysed, &repaired);
         if to_stdout {
             out.write_all(&repaired.output)?;
         } else if let Some(path) = &a.output {
@@ -80,6 +82,21 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     }
     out.flush()?;
     drop(out);
+    if !a.quiet && tally.files > 1 {
+        let verb = if a.in_place {
+            "repaired"
+        } else {
+            "need a repair"
+        };
+        super::say(format_args!(
+            "{} of {} files {verb}: {} placeholder(s), {} other fix(es), {} finding(s) left as they are",
+            tally.changed,
+            tally.files,
+            tally.placeholders,
+            tally.fixed - tally.placeholders.min(tally.fixed),
+            tally.left
+        ));
+    }
     report_errors(&errors);
     Ok(if !errors.is_empty() {
         Status::Failure
@@ -90,13 +107,43 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     })
 }
 
-fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired) {
-    let name = toolmend::render::escape_control(name);
+/// Findings of a document, and how many of them the repair fixed.
+fn counts(analysed: &lint::Analysed, repaired: &repair::Repaired) -> (usize, usize) {
     let total: usize =
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
+    (total, fixed)
+}
+
+/// Totals over all inputs, for the closing line when there are several.
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    changed: usize,
+    placeholders: usize,
+    fixed: usize,
+    left: usize,
+}
+
+impl Tally {
+    fn add(&mut self, analysed: &lint::Analysed, repaired: &repair::Repaired) {
+        let (total, fixed) = counts(analysed, repaired);
+        self.files += 1;
+        self.changed += usize::from(repaired.changed);
+        self.placeholders += repaired.placeholders;
+        self.fixed += fixed;
+        self.left += total.saturating_sub(fixed);
+    }
+}
+
+/// What was done to one document (a clean one is only mentioned when it is the only input).
+fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired, alone: bool) {
+    let name = toolmend::render::escape_control(name);
+    let (total, fixed) = counts(analysed, repaired);
     if total == 0 {
-        super::say(format_args!("{name}: clean; left untouched"));
+        if alone {
+            super::say(format_args!("{name}: clean; left untouched"));
+        }
         return;
     }
     if repaired.placeholders > 0 {
