@@ -19,6 +19,12 @@ pub fn parse(src: &[u8]) -> Result<Tree<'_>, ParseError> {
 
 /// Parse `src`, reusing the node buffer of an earlier tree (for line-by-line reading).
 pub fn parse_into<'a>(src: &'a [u8], buf: &mut NodeBuf) -> Result<Tree<'a>, ParseError> {
+    if src.len() >= u32::MAX as usize {
+        return Err(ParseError {
+            offset: 0,
+            message: "a JSON text of 4 GiB or more is not supported".into(),
+        });
+    }
     let mut nodes = std::mem::take(&mut buf.0);
     nodes.clear();
     let mut p = Parser {
@@ -84,7 +90,7 @@ impl Parser<'_> {
                     let close = if kind == Kind::Object { b'}' } else { b']' };
                     if self.src.get(self.pos) == Some(&close) {
                         self.pos += 1;
-                        self.nodes[id as usize].end = self.pos;
+                        self.nodes[id as usize].end = self.pos as u32;
                         self.stack.pop();
                     } else {
                         if kind == Kind::Object {
@@ -164,7 +170,7 @@ impl Parser<'_> {
                 }
             }
             self.pos += 1;
-            self.nodes[top as usize].end = self.pos;
+            self.nodes[top as usize].end = self.pos as u32;
             self.stack.pop();
         }
     }
@@ -254,10 +260,10 @@ impl Parser<'_> {
         self.nodes.push(Node {
             kind,
             escaped,
-            start,
-            end,
-            key_start,
-            key_end,
+            start: start as u32,
+            end: end as u32,
+            key_start: key_start as u32,
+            key_end: key_end as u32,
             key_escaped,
             first_child: NONE,
             last_child: NONE,

@@ -29,11 +29,12 @@ pub(crate) struct Node {
     pub kind: Kind,
     /// The string has escapes or non-UTF-8 bytes and must be decoded.
     pub escaped: bool,
-    pub start: usize,
-    pub end: usize,
+    // Offsets are u32 (a parsed text is under 4 GiB): nodes stay small on big documents.
+    pub start: u32,
+    pub end: u32,
     /// Span of the member key token (with quotes) when this node is an object member.
-    pub key_start: usize,
-    pub key_end: usize,
+    pub key_start: u32,
+    pub key_end: u32,
     pub key_escaped: bool,
     pub first_child: u32,
     pub last_child: u32,
@@ -76,7 +77,7 @@ impl<'a> Tree<'a> {
     /// Byte range of the value in the source (for strings, quotes included).
     pub fn span(&self, id: NodeId) -> (usize, usize) {
         let n = &self.nodes[id as usize];
-        (n.start, n.end)
+        (n.start as usize, n.end as usize)
     }
 
     /// The raw source bytes of the value.
@@ -136,7 +137,7 @@ impl<'a> Tree<'a> {
             return None;
         }
         Some(decode_string(
-            &self.src[n.key_start + 1..n.key_end - 1],
+            &self.src[n.key_start as usize + 1..n.key_end as usize - 1],
             n.key_escaped,
         ))
     }
@@ -144,7 +145,7 @@ impl<'a> Tree<'a> {
     /// Byte span of the member key token (quotes included).
     pub fn key_span(&self, id: NodeId) -> Option<(usize, usize)> {
         let n = &self.nodes[id as usize];
-        (n.key_end != 0).then_some((n.key_start, n.key_end))
+        (n.key_end != 0).then_some((n.key_start as usize, n.key_end as usize))
     }
 
     fn key_is(&self, id: NodeId, key: &str) -> bool {
@@ -152,7 +153,7 @@ impl<'a> Tree<'a> {
         if n.key_end == 0 {
             return false;
         }
-        let raw = &self.src[n.key_start + 1..n.key_end - 1];
+        let raw = &self.src[n.key_start as usize + 1..n.key_end as usize - 1];
         if n.key_escaped {
             decode_string(raw, true) == key
         } else {
@@ -172,7 +173,10 @@ impl<'a> Tree<'a> {
         if n.kind != Kind::String {
             return None;
         }
-        Some(decode_string(&self.src[n.start + 1..n.end - 1], n.escaped))
+        Some(decode_string(
+            &self.src[n.start as usize + 1..n.end as usize - 1],
+            n.escaped,
+        ))
     }
 
     /// The string value of member `key`, if it is a string.
