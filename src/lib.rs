@@ -6,6 +6,8 @@
 //! turn them into byte edits ([`repair`]) and render them ([`render`]); [`io`] reads inputs and
 //! writes results safely. [`simulate`] stands alone.
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod batches;
 pub mod dialect;
