@@ -1,5 +1,5 @@
 //! Files in and out, for the command line and for tests: turning PATHS into documents
-//! ([`inputs`]) and writing results safely ([`write`]). Plain `std` file system calls; nothing
+//! ([`inputs`]) and writing results safely ([`mod@write`]). Plain `std` file system calls; nothing
 //! here prints.
 
 pub mod inputs;
