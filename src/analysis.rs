@@ -285,10 +285,11 @@ impl Walker {
         let calling = group_owner.unwrap_or(msg.index);
         let mut seen_here: HashMap<&str, usize> = HashMap::new();
         for (slot, call) in msg.calls.iter().enumerate() {
+            // Server-side calls carry their result inline: counted, never paired.
+            self.calls_checked += 1;
             if call.server {
                 continue;
             }
-            self.calls_checked += 1;
             let at = CallAt {
                 message: calling,
                 holder: msg.index,
@@ -409,7 +410,7 @@ impl Walker {
             .push_back(here);
     }
 
-    /// Number of (client-side) calls seen so far.
+    /// Number of calls seen so far (server-side ones included).
     pub fn calls_checked(&self) -> usize {
         self.calls_checked
     }
@@ -472,8 +473,8 @@ pub fn walk_deerflow(messages: &[Message]) -> (Vec<Defect>, usize) {
     let mut defects = Vec::new();
     let mut checked = 0;
     for m in messages.iter().filter(|m| m.role == Role::Assistant) {
+        checked += m.calls.len();
         for (slot, call) in m.calls.iter().enumerate().filter(|(_, c)| !c.server) {
-            checked += 1;
             let Some(id) = call.id.as_deref().filter(|id| !id.is_empty()) else {
                 continue;
             };

@@ -28,7 +28,7 @@ pub struct Analysed {
     pub doc: ReadDoc,
     /// Defects, one list per conversation.
     pub defects: Vec<Vec<Defect>>,
-    /// Client-side calls checked.
+    /// Tool calls checked (server-side ones, whose results are inline, included).
     pub calls_checked: usize,
     /// The options it was analysed with (a repair reads its own output again with them).
     pub options: LintOptions,
@@ -85,7 +85,7 @@ pub fn dialect_of(conv: &Conversation) -> &'static dyn Dialect {
 pub fn tool_stats(a: &Analysed) -> BTreeMap<String, ToolStats> {
     let mut stats: BTreeMap<String, ToolStats> = BTreeMap::new();
     for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
-        for (_, call) in conv.calls().filter(|(_, c)| !c.server) {
+        for (_, call) in conv.calls() {
             stats
                 .entry(tool_key(call.name.as_deref()))
                 .or_default()

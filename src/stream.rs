@@ -19,7 +19,7 @@ pub struct StreamReport {
     pub findings: Vec<Finding>,
     /// Conversations found.
     pub conversations: usize,
-    /// Client-side calls checked.
+    /// Tool calls checked (server-side ones, whose results are inline, included).
     pub calls_checked: usize,
     /// Calls and dangling calls per tool name.
     pub stats: BTreeMap<String, ToolStats>,
@@ -73,7 +73,7 @@ struct Streamer<'p> {
 }
 
 fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) {
-    for c in m.calls.iter().filter(|c| !c.server) {
+    for c in &m.calls {
         let name = c
             .name
             .clone()
