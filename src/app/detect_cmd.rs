@@ -8,7 +8,6 @@ use toolmend::read;
 use toolmend::render::escape_control as esc;
 
 use super::args::DetectArgs;
-use toolmend::io::inputs;
 
 use super::{Status, lint_options, report_errors};
 
@@ -17,12 +16,8 @@ pub fn run(a: DetectArgs) -> Result<Status> {
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
-        let loaded = match inputs::load(input) {
-            Ok(l) => l,
-            Err(e) => {
-                errors.push(e.into());
-                continue;
-            }
+        let Some(loaded) = super::load(input, &mut errors) else {
+            continue;
         };
         let doc = read::read(&input.name, &loaded, &options.read);
         let format = match doc.format {

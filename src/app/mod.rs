@@ -78,6 +78,17 @@ pub fn expand(
     Ok((inputs, errors.into_iter().map(Into::into).collect()))
 }
 
+/// The bytes of one input; a read error is added to `errors` (to report at the end, with the
+/// other inputs still processed) and gives `None`.
+pub fn load(
+    input: &toolmend::io::inputs::Input,
+    errors: &mut Vec<anyhow::Error>,
+) -> Option<Vec<u8>> {
+    toolmend::io::inputs::load(input)
+        .map_err(|e| errors.push(e.into()))
+        .ok()
+}
+
 /// Library options from the input arguments.
 pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
     let dialect = match &a.dialect {

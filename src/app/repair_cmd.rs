@@ -8,7 +8,7 @@ use toolmend::lint;
 use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
 
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
-use toolmend::io::{inputs, write};
+use toolmend::io::write;
 
 use super::{Status, lint_options, report_errors, stdout_color};
 
@@ -45,12 +45,8 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let mut tally = Tally::default();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
-        let loaded = match inputs::load(input) {
-            Ok(l) => l,
-            Err(e) => {
-                errors.push(e.into());
-                continue;
-            }
+        let Some(loaded) = super::load(input, &mut errors) else {
+            continue;
         };
         let analysed = lint::analyse(&input.name, &loaded, &lint_opts);
         let repaired = repair::document(&loaded, &analysed, &options);

@@ -13,7 +13,6 @@ use toolmend::simulate::{
 };
 
 use super::args::{SimFormat, SimulateArgs};
-use toolmend::io::inputs;
 
 use super::{Status, report_errors, stdout_color, tool_sets};
 
@@ -57,16 +56,13 @@ pub fn run(a: SimulateArgs) -> Result<Status> {
         errors = errs;
         let mut found = Vec::new();
         for input in &list {
-            match inputs::load(input) {
-                Ok(loaded) => {
-                    let analysed = lint::analyse(&input.name, &loaded, &options);
-                    found.extend(
-                        batches::batches(&input.name, &analysed)
-                            .into_iter()
-                            .map(|f| f.batch),
-                    );
-                }
-                Err(e) => errors.push(e.into()),
+            if let Some(loaded) = super::load(input, &mut errors) {
+                let analysed = lint::analyse(&input.name, &loaded, &options);
+                found.extend(
+                    batches::batches(&input.name, &analysed)
+                        .into_iter()
+                        .map(|f| f.batch),
+                );
             }
         }
         (tool_sets(&a.hitl), found)
