@@ -92,6 +92,18 @@ impl Rule {
         }
     }
 
+    /// The rule's fix by default applicability: safe (applied by `repair`), unsafe (needs a
+    /// policy flag), or none.
+    pub fn fix(self) -> Option<Applicability> {
+        match self {
+            Rule::DanglingToolCall | Rule::MisplacedToolResult => Some(Applicability::Safe),
+            Rule::OrphanToolResult | Rule::DuplicateToolResult | Rule::DuplicateToolCallId => {
+                Some(Applicability::Unsafe)
+            }
+            Rule::MissingToolCallId | Rule::InvalidJson | Rule::HitlDoubleExecutionRisk => None,
+        }
+    }
+
     /// One line on what the rule checks, for `--help` and the README.
     pub fn summary(self) -> &'static str {
         match self {
@@ -160,6 +172,17 @@ pub fn select(selectors: &[String]) -> Result<Vec<Rule>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixes_by_applicability() {
+        let safe: Vec<_> = Rule::ALL
+            .into_iter()
+            .filter(|r| r.fix() == Some(Applicability::Safe))
+            .collect();
+        assert_eq!(safe, [Rule::DanglingToolCall, Rule::MisplacedToolResult]);
+        assert_eq!(Rule::MissingToolCallId.fix(), None);
+        assert_eq!(Rule::DuplicateToolCallId.fix(), Some(Applicability::Unsafe));
+    }
 
     #[test]
     fn selectors() {

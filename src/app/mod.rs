@@ -156,13 +156,10 @@ fn rules() -> Result<Status> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{:<6} {:<28} {:<8} fix", "code", "name", "severity")?;
     for r in toolmend::rules::Rule::ALL {
-        let fix = match r {
-            toolmend::rules::Rule::DanglingToolCall
-            | toolmend::rules::Rule::MisplacedToolResult => "safe",
-            toolmend::rules::Rule::InvalidJson | toolmend::rules::Rule::HitlDoubleExecutionRisk => {
-                "none"
-            }
-            _ => "unsafe",
+        let fix = match r.fix() {
+            Some(toolmend::rules::Applicability::Safe) => "safe",
+            Some(toolmend::rules::Applicability::Unsafe) => "unsafe",
+            None => "none",
         };
         writeln!(
             out,

@@ -203,35 +203,29 @@ pub fn plan(
         return plan;
     }
     let sample = cx::first_result(conv);
-    let cx_for = |owner: usize| -> RepairCx<'_> {
-        let anchor_ix = if options.before_results {
-            owner
-        } else {
-            window_end(conv, owner, dialect.window())
-        };
+    // A context for the calling message `owner`, inserting after message `anchor`.
+    let cx_at = |owner: usize, anchor: usize| -> RepairCx<'_> {
         RepairCx {
             src,
             conv,
             owner: &conv.messages[owner],
-            anchor: &conv.messages[anchor_ix],
-            next: conv.messages.get(anchor_ix + 1),
+            anchor: &conv.messages[anchor],
+            next: conv.messages.get(anchor + 1),
             options,
             sample,
         }
     };
-
+    // Results go after the owner's answer window (or right after it, for the seed profile).
+    let cx_for = |owner: usize| -> RepairCx<'_> {
+        let anchor = if options.before_results {
+            owner
+        } else {
+            window_end(conv, owner, dialect.window())
+        };
+        cx_at(owner, anchor)
+    };
     // A context placed at one message, for the fixes that replace or remove it.
-    let plain_cx = |at: usize| -> RepairCx<'_> {
-        RepairCx {
-            src,
-            conv,
-            owner: &conv.messages[at],
-            anchor: &conv.messages[at],
-            next: conv.messages.get(at + 1),
-            options,
-            sample,
-        }
-    };
+    let plain_cx = |at: usize| cx_at(at, at);
 
     // Safe: moves into the window first (they go right after the existing results), then
     // placeholders, grouped per calling message in call order.
