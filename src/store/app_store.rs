@@ -32,7 +32,7 @@ pub trait AppStore: Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowChange {
     /// The table.
-    pub table: &'static str,
+    pub table: String,
     /// The row's key (primary key or rowid), as text.
     pub key: String,
     /// What happened to it.
@@ -180,6 +180,43 @@ pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Every application store, in detection order.
+pub fn all() -> [&'static dyn AppStore; 5] {
+    use super::opencode::Family;
+    [
+        &super::opencode::OpenCodeStore(Family::OpenCode),
+        &super::opencode::OpenCodeStore(Family::Kilo),
+        &super::crush::CrushStore,
+        &super::goose::GooseStore,
+        &super::agents_sdk::AgentsSdkStore,
+    ]
+}
+
+/// The first store that recognises the database, with why.
+pub fn detect(conn: &Connection, path: &str) -> StoreResult<Option<(&'static dyn AppStore, String)>> {
+    for store in all() {
+        if let Some(why) = store.recognise(conn, path)? {
+            return Ok(Some((store, why)));
+        }
+    }
+    Ok(None)
+}
+
+/// Repair the database at `path` with `store` in one `BEGIN IMMEDIATE` transaction: all of it
+/// is written, or (on any error) none of it.
+pub fn repair_file(
+    store: &dyn AppStore,
+    path: &std::path::Path,
+    text: &str,
+) -> StoreResult<Vec<RowChange>> {
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let changes = store.repair(&tx, &path.to_string_lossy(), text)?;
+    tx.commit()?;
+    Ok(changes)
 }
 
 #[cfg(test)]

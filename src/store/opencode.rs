@@ -108,7 +108,7 @@ impl AppStore for OpenCodeStore {
             )?;
             if n == 1 {
                 changes.push(RowChange {
-                    table: "part",
+                    table: "part".into(),
                     key: f.part,
                     kind: ChangeKind::Updated,
                     session: f.call.session,
