@@ -72,7 +72,11 @@ impl AppStore for AgentsSdkStore {
         for t in tables(conn)? {
             let (found, problems) = scan(conn, path, &t)?;
             out.extend(problems);
-            out.extend(found.iter().map(|u| dangling(path, &u.call, WHAT, Some(FIX))));
+            out.extend(
+                found
+                    .iter()
+                    .map(|u| dangling(path, &u.call, WHAT, Some(FIX))),
+            );
         }
         Ok(out)
     }
@@ -162,11 +166,7 @@ fn tables(conn: &Connection) -> StoreResult<Vec<Tables>> {
     Ok(out)
 }
 
-fn scan(
-    conn: &Connection,
-    path: &str,
-    t: &Tables,
-) -> StoreResult<(Vec<Unanswered>, Vec<Finding>)> {
+fn scan(conn: &Connection, path: &str, t: &Tables) -> StoreResult<(Vec<Unanswered>, Vec<Finding>)> {
     let mut stmt = conn.prepare(&format!(
         "SELECT session_id FROM \"{0}\" GROUP BY session_id ORDER BY MIN(id)",
         t.messages
@@ -258,6 +258,9 @@ mod tests {
 
     #[test]
     fn strings_are_written_as_json_dumps_writes_them() {
-        assert_eq!(py_string("a\"b\\c\n\té😀\u{1}"), r#""a\"b\\c\n\t\u00e9\ud83d\ude00\u0001""#);
+        assert_eq!(
+            py_string("a\"b\\c\n\té😀\u{1}"),
+            r#""a\"b\\c\n\t\u00e9\ud83d\ude00\u0001""#
+        );
     }
 }

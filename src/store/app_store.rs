@@ -116,7 +116,9 @@ pub fn unreadable(path: &str, session: &str, index: usize, pointer: String, why:
     let mut f = Finding::new(
         Rule::InvalidJson,
         path,
-        format!("a row of session `{session}` cannot be read ({why}): the session is not analysed or repaired"),
+        format!(
+            "a row of session `{session}` cannot be read ({why}): the session is not analysed or repaired"
+        ),
     );
     f.pointer = pointer;
     f.conversation = Some(index);
@@ -195,7 +197,10 @@ pub fn all() -> [&'static dyn AppStore; 5] {
 }
 
 /// The first store that recognises the database, with why.
-pub fn detect(conn: &Connection, path: &str) -> StoreResult<Option<(&'static dyn AppStore, String)>> {
+pub fn detect(
+    conn: &Connection,
+    path: &str,
+) -> StoreResult<Option<(&'static dyn AppStore, String)>> {
     for store in all() {
         if let Some(why) = store.recognise(conn, path)? {
             return Ok(Some((store, why)));
@@ -227,14 +232,23 @@ mod tests {
     fn raw_objects_keep_member_text_and_order() {
         let text = r#"{"b":1.50,"a":{"x" : [1, 2]},"c":"\u00e9"}"#;
         let mut obj = raw_object(text).unwrap();
-        assert_eq!(compact(&obj), r#"{"b":1.50,"a":{"x" : [1, 2]},"c":"\u00e9"}"#);
+        assert_eq!(
+            compact(&obj),
+            r#"{"b":1.50,"a":{"x" : [1, 2]},"c":"\u00e9"}"#
+        );
         obj.insert("a".into(), raw(&"new"));
         obj.insert("d".into(), raw(&true));
-        assert_eq!(compact(&obj), r#"{"b":1.50,"a":"new","c":"\u00e9","d":true}"#);
+        assert_eq!(
+            compact(&obj),
+            r#"{"b":1.50,"a":"new","c":"\u00e9","d":true}"#
+        );
     }
 
     #[test]
     fn locators_escape_tokens() {
-        assert_eq!(locator("s/1", &["messages", "m~2"]), "/sessions/s~11/messages/m~02");
+        assert_eq!(
+            locator("s/1", &["messages", "m~2"]),
+            "/sessions/s~11/messages/m~02"
+        );
     }
 }

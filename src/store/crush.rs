@@ -55,7 +55,14 @@ impl AppStore for CrushStore {
         let ok = has_table(
             conn,
             "messages",
-            &["id", "session_id", "role", "parts", "created_at", "finished_at"],
+            &[
+                "id",
+                "session_id",
+                "role",
+                "parts",
+                "created_at",
+                "finished_at",
+            ],
         )? && has_table(conn, "sessions", &["id", "message_count"])?;
         Ok(ok.then(|| {
             "Crush session store: table `messages` with a JSON `parts` list, table `sessions` \
@@ -110,9 +117,7 @@ fn scan(conn: &Connection, path: &str) -> StoreResult<(Vec<Unanswered>, Vec<Find
     let mut ids = conn.prepare(
         "SELECT session_id FROM messages GROUP BY session_id ORDER BY MIN(created_at), MIN(rowid)",
     )?;
-    let ids: Vec<String> = ids
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<String> = ids.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
     let mut stmt = conn.prepare(
         "SELECT id, role, parts, created_at FROM messages WHERE session_id = ?1 \
          ORDER BY created_at, rowid",
@@ -120,7 +125,9 @@ fn scan(conn: &Connection, path: &str) -> StoreResult<(Vec<Unanswered>, Vec<Find
     let (mut found, mut problems) = (Vec::new(), Vec::new());
     'sessions: for (index, session) in ids.iter().enumerate() {
         let raw: Vec<(String, String, String, i64)> = stmt
-            .query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .query_map([session], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
             .collect::<Result<_, _>>()?;
         let mut rows = Vec::with_capacity(raw.len());
         for (id, role, parts, created) in raw {
@@ -165,7 +172,10 @@ fn scan(conn: &Connection, path: &str) -> StoreResult<(Vec<Unanswered>, Vec<Find
                         message_index: pos,
                         call_id: id.map(str::to_string),
                         tool: data["name"].as_str().map(str::to_string),
-                        pointer: locator(session, &["messages", &row.id, "parts", &slot.to_string()]),
+                        pointer: locator(
+                            session,
+                            &["messages", &row.id, "parts", &slot.to_string()],
+                        ),
                     },
                     at: place(&rows, pos),
                 });
@@ -217,6 +227,9 @@ mod tests {
 
     #[test]
     fn strings_are_written_as_go_writes_them() {
-        assert_eq!(go_string("a<b>&\"é\n\u{1}\u{2028}"), r#""a\u003cb\u003e\u0026\"é\n\u0001\u2028""#);
+        assert_eq!(
+            go_string("a<b>&\"é\n\u{1}\u{2028}"),
+            r#""a\u003cb\u003e\u0026\"é\n\u0001\u2028""#
+        );
     }
 }

@@ -60,7 +60,13 @@ impl AppStore for GooseStore {
         let ok = has_table(
             conn,
             "messages",
-            &["id", "session_id", "role", "content_json", "created_timestamp"],
+            &[
+                "id",
+                "session_id",
+                "role",
+                "content_json",
+                "created_timestamp",
+            ],
         )? && has_table(conn, "sessions", &["id", "working_dir"])?;
         Ok(ok.then(|| {
             "Goose session store: table `messages` with `content_json` and `created_timestamp`, \
@@ -143,9 +149,7 @@ fn read(conn: &Connection, path: &str) -> StoreResult<(Vec<Session>, Vec<Finding
     let mut ids = conn.prepare(
         "SELECT session_id FROM messages GROUP BY session_id ORDER BY MIN(timestamp), MIN(id)",
     )?;
-    let ids: Vec<String> = ids
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<String> = ids.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
     let mut stmt = conn.prepare(&format!(
         "SELECT id, {} FROM messages WHERE session_id = ?1 ORDER BY timestamp, id",
         cols.join(", ")
@@ -179,7 +183,9 @@ fn read(conn: &Connection, path: &str) -> StoreResult<(Vec<Session>, Vec<Finding
                     values,
                 }),
                 other => {
-                    let why = other.err().unwrap_or_else(|| "content is not a list".into());
+                    let why = other
+                        .err()
+                        .unwrap_or_else(|| "content is not a list".into());
                     let pointer = locator(&id, &["messages", &row_id.to_string()]);
                     problems.push(unreadable(path, &id, index, pointer, &why));
                     continue 'sessions;
@@ -203,7 +209,13 @@ fn unanswered(s: &Session) -> Vec<(usize, StoredCall)> {
             .flat_map(|r| blocks(r, "toolResponse"))
             .filter_map(|b| b["id"].as_str())
             .collect();
-        for (slot, req) in s.rows[pos].content.as_array().into_iter().flatten().enumerate() {
+        for (slot, req) in s.rows[pos]
+            .content
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             if req["type"] != "toolRequest" {
                 continue;
             }
@@ -219,10 +231,17 @@ fn unanswered(s: &Session) -> Vec<(usize, StoredCall)> {
                     message: row.id.to_string(),
                     message_index: pos,
                     call_id: id.map(str::to_string),
-                    tool: req["toolCall"]["value"]["name"].as_str().map(str::to_string),
+                    tool: req["toolCall"]["value"]["name"]
+                        .as_str()
+                        .map(str::to_string),
                     pointer: locator(
                         &s.id,
-                        &["messages", &row.id.to_string(), "content", &slot.to_string()],
+                        &[
+                            "messages",
+                            &row.id.to_string(),
+                            "content",
+                            &slot.to_string(),
+                        ],
                     ),
                 },
             ));

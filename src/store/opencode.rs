@@ -56,13 +56,7 @@ impl AppStore for OpenCodeStore {
     }
 
     fn recognise(&self, conn: &Connection, path: &str) -> StoreResult<Option<String>> {
-        let cols = [
-            "id",
-            "session_id",
-            "time_created",
-            "time_updated",
-            "data",
-        ];
+        let cols = ["id", "session_id", "time_created", "time_updated", "data"];
         if !has_table(conn, "message", &cols)?
             || !has_table(conn, "part", &[&cols[..], &["message_id"]].concat())?
         {
@@ -163,7 +157,13 @@ fn scan_session(
             let value: Value = match serde_json::from_str(&data) {
                 Ok(v) => v,
                 Err(e) => {
-                    return Ok(Err(unreadable(path, session, index, pointer, &e.to_string())));
+                    return Ok(Err(unreadable(
+                        path,
+                        session,
+                        index,
+                        pointer,
+                        &e.to_string(),
+                    )));
                 }
             };
             if !moved_on || !in_flight(&value) {

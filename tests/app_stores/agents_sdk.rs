@@ -13,7 +13,11 @@ fn sdk(python: &std::path::Path, action: &str, db: &std::path::Path) -> String {
         .env("OPENAI_AGENTS_DISABLE_TRACING", "1")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -58,7 +62,10 @@ fn an_unanswered_call_gets_its_output_appended_and_the_sdk_sends_both() {
         ]
     );
     assert!(lint(&AgentsSdkStore, &db).is_empty());
-    assert!(repair(&AgentsSdkStore, &db).is_empty(), "a second repair changes nothing");
+    assert!(
+        repair(&AgentsSdkStore, &db).is_empty(),
+        "a second repair changes nothing"
+    );
 
     // The SDK resumes the session and sends the call with its output after it.
     let report = sdk(&python, "check", &db);

@@ -38,7 +38,11 @@ fn export(binary: &Path, home: &Path, project: &Path, session: &str) -> Value {
     cmd.args(["export", session]).current_dir(project);
     env(&mut cmd, home);
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let start = text.find('{').expect("export prints JSON");
     serde_json::from_str(&text[start..]).unwrap()
@@ -55,7 +59,10 @@ fn check(family: Family, binary: &str, db: &str, name: &str) {
     assert_eq!(detect(&db), name);
     // The running part of the dead run and the pending one; not the healthy, live (last
     // message) or background ones.
-    assert_eq!(lint(&store, &db), ["TM001 call_rd fix", "TM001 call_wr fix"]);
+    assert_eq!(
+        lint(&store, &db),
+        ["TM001 call_rd fix", "TM001 call_wr fix"]
+    );
 
     let before = dump(&db);
     let changes = repair(&store, &db);
@@ -67,15 +74,21 @@ fn check(family: Family, binary: &str, db: &str, name: &str) {
             .map(|(k, _)| ("part".to_string(), k.clone()))
             .unwrap()
     };
-    assert_eq!(changed(&before, &after), [rowid("prt_b02b"), rowid("prt_p02a")]);
+    assert_eq!(
+        changed(&before, &after),
+        [rowid("prt_b02b"), rowid("prt_p02a")]
+    );
     assert_eq!(changes.len(), 2);
     // Only `data` (the state) and `time_updated` of those rows.
     for (_, k) in changed(&before, &after) {
         let (b, a) = (&before["part"][&k], &after["part"][&k]);
-        assert_eq!((&b[..4], &b[4] != &a[4]), (&a[..4], true), "{b:?} {a:?}");
+        assert_eq!((&b[..4], b[4] != a[4]), (&a[..4], true), "{b:?} {a:?}");
     }
     assert!(lint(&store, &db).is_empty());
-    assert!(repair(&store, &db).is_empty(), "a second repair changes nothing");
+    assert!(
+        repair(&store, &db).is_empty(),
+        "a second repair changes nothing"
+    );
 
     // The app reads the repaired part back as an aborted tool.
     let exported = export(&binary, &home, &project, "ses_broken");
@@ -91,7 +104,10 @@ fn check(family: Family, binary: &str, db: &str, name: &str) {
     assert_eq!(part["state"]["error"], ABORTED);
     assert_eq!(part["state"]["metadata"]["interrupted"], true);
     assert_eq!(part["state"]["metadata"]["preview"], "[server]");
-    assert_eq!(part["state"]["input"]["filePath"], "/work/project/config.toml");
+    assert_eq!(
+        part["state"]["input"]["filePath"],
+        "/work/project/config.toml"
+    );
 }
 
 #[test]

@@ -90,11 +90,16 @@ pub fn repair(store: &dyn AppStore, path: &Path) -> Vec<RowChange> {
 /// A program installed by `.ci/stores.sh`, when it is there (tests that need it skip quietly
 /// without it, saying so).
 pub fn app(relative: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join(relative);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join(relative);
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("skipped: {} is not installed (run .ci/stores.sh)", p.display());
+        eprintln!(
+            "skipped: {} is not installed (run .ci/stores.sh)",
+            p.display()
+        );
         None
     }
 }
