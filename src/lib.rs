@@ -22,4 +22,5 @@ pub mod render;
 pub mod repair;
 pub mod rules;
 pub mod simulate;
+pub mod store;
 pub mod stream;
