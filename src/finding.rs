@@ -42,6 +42,10 @@ pub struct Finding {
     pub message: String,
     /// The fix, if there is one.
     pub fix: Option<Fix>,
+    /// Where in a database the conversation lives (thread id, checkpoint id, row); `None` for
+    /// files. Its keys sit beside the others in the JSON output.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub store: Option<crate::store::Location>,
     /// The rule (not serialised: `code` and `name` say it).
     #[serde(skip)]
     pub rule: Rule,
@@ -64,7 +68,30 @@ impl Finding {
             call_id: None,
             message,
             fix: None,
+            store: None,
             rule,
         }
+    }
+
+    /// The message, prefixed with the store location for a finding in a database (`thread
+    /// t1 checkpoint … message 3: …`), for formats that have only a file and a line.
+    pub fn located_message(&self) -> String {
+        match self.place_in_store() {
+            Some(place) => format!("{place}: {}", self.message),
+            None => self.message.clone(),
+        }
+    }
+
+    /// Where in a database the finding is (`thread t1 checkpoint … message 3`), if it is in one.
+    pub fn place_in_store(&self) -> Option<String> {
+        let store = self.store.as_ref()?;
+        let mut s = store.to_string();
+        if let Some(i) = self.message_index {
+            s.push_str(&format!(" message {i}"));
+        }
+        if let Some(row) = &store.row {
+            s.push_str(&format!(" ({row})"));
+        }
+        Some(s)
     }
 }

@@ -21,6 +21,10 @@ pub enum Rule {
     InvalidJson,
     /// TM008: a batch mixing an interrupting tool with direct siblings that would run twice.
     HitlDoubleExecutionRisk,
+    /// TM016: a stored record (e.g. a LangGraph checkpoint blob) toolmend cannot read.
+    UnreadableRecord,
+    /// TM017: a database another connection is writing to (write lock held, WAL growing).
+    StoreBusy,
 }
 
 /// How serious a finding is.
@@ -45,7 +49,7 @@ pub enum Applicability {
 
 impl Rule {
     /// Every rule, in code order.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 10] = [
         Rule::DanglingToolCall,
         Rule::OrphanToolResult,
         Rule::MisplacedToolResult,
@@ -54,6 +58,8 @@ impl Rule {
         Rule::MissingToolCallId,
         Rule::InvalidJson,
         Rule::HitlDoubleExecutionRisk,
+        Rule::UnreadableRecord,
+        Rule::StoreBusy,
     ];
 
     /// The stable code, e.g. `TM001`.
@@ -67,6 +73,8 @@ impl Rule {
             Rule::MissingToolCallId => "TM006",
             Rule::InvalidJson => "TM007",
             Rule::HitlDoubleExecutionRisk => "TM008",
+            Rule::UnreadableRecord => "TM016",
+            Rule::StoreBusy => "TM017",
         }
     }
 
@@ -81,6 +89,8 @@ impl Rule {
             Rule::MissingToolCallId => "missing-tool-call-id",
             Rule::InvalidJson => "invalid-json",
             Rule::HitlDoubleExecutionRisk => "hitl-double-execution-risk",
+            Rule::UnreadableRecord => "unreadable-record",
+            Rule::StoreBusy => "store-busy",
         }
     }
 
@@ -100,7 +110,11 @@ impl Rule {
             Rule::OrphanToolResult | Rule::DuplicateToolResult | Rule::DuplicateToolCallId => {
                 Some(Applicability::Unsafe)
             }
-            Rule::MissingToolCallId | Rule::InvalidJson | Rule::HitlDoubleExecutionRisk => None,
+            Rule::MissingToolCallId
+            | Rule::InvalidJson
+            | Rule::HitlDoubleExecutionRisk
+            | Rule::UnreadableRecord
+            | Rule::StoreBusy => None,
         }
     }
 
@@ -117,6 +131,8 @@ impl Rule {
             Rule::HitlDoubleExecutionRisk => {
                 "a batch whose direct siblings would re-run after an interrupt"
             }
+            Rule::UnreadableRecord => "a stored record toolmend cannot read (never guessed)",
+            Rule::StoreBusy => "a database another connection is writing to (not repaired)",
         }
     }
 

@@ -93,6 +93,11 @@ struct One {
 /// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
 /// needs the whole file (`--tail`, `--profile`, TM008).
 fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) -> Result<One> {
+    if let Some(path) = input.path.as_deref()
+        && super::db::is_database(input)
+    {
+        return check_database(path, &input.name, options);
+    }
     let lines = match options.read.format {
         Some(f) => f == Format::Lines,
         None => {
@@ -161,6 +166,37 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         conversations: analysed.doc.conversations.len(),
         calls: analysed.calls_checked,
         stats: lint::tool_stats(&analysed),
+        detections,
+    })
+}
+
+/// Lint a database: each conversation of its store, read-only.
+fn check_database(path: &std::path::Path, name: &str, options: &LintOptions) -> Result<One> {
+    let report = super::db::lint(path, name, options)?;
+    let mut stats: BTreeMap<String, ToolStats> = BTreeMap::new();
+    for a in report
+        .conversations
+        .iter()
+        .filter_map(|c| c.analysed.as_ref())
+    {
+        for (tool, s) in lint::tool_stats(a) {
+            let e = stats.entry(tool).or_default();
+            e.calls += s.calls;
+            e.dangling += s.dangling;
+        }
+    }
+    let mut detections = vec![format!("{} — {}", report.store, report.why)];
+    detections.extend(
+        report
+            .conversations
+            .iter()
+            .map(|c| format!("conversation at {}", c.stored.location)),
+    );
+    Ok(One {
+        findings: report.findings().cloned().collect(),
+        conversations: report.conversations.len(),
+        calls: report.calls_checked(),
+        stats,
         detections,
     })
 }

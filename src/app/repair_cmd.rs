@@ -44,7 +44,36 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let mut changed_any = false;
     let mut tally = Tally::default();
     let mut out = BufWriter::new(std::io::stdout().lock());
+    let db_write = toolmend::store::pipeline::WriteOptions {
+        force: a.force,
+        backup: None,
+        dry_run: a.check,
+    };
     for input in &inputs {
+        if let Some(path) = input.path.as_deref()
+            && super::db::is_database(input)
+        {
+            if !(a.in_place || a.check) {
+                errors.push(anyhow::anyhow!(
+                    "{}: a database is repaired in place: use --in-place (or --check)",
+                    toolmend::render::escape_control(&input.name)
+                ));
+                continue;
+            }
+            let write = toolmend::store::pipeline::WriteOptions {
+                backup: a.backup.as_ref().map(|suffix| {
+                    let mut p = path.as_os_str().to_owned();
+                    p.push(suffix);
+                    p.into()
+                }),
+                ..db_write.clone()
+            };
+            match super::db::repair(path, &input.name, &lint_opts, &options, &write, a.quiet) {
+                Ok(changed) => changed_any |= changed,
+                Err(e) => errors.push(e),
+            }
+            continue;
+        }
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };

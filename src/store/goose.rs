@@ -1,63 +1,88 @@
 //! Goose's `sessions.db`: table `messages` (`id` autoincrement, `session_id`, `role`,
 //! `content_json`, `created_timestamp`, `timestamp`, `tokens`, `metadata_json`, and in newer
 //! schemas `message_id`), read back `ORDER BY timestamp` (ties in row order). `content_json` is
-//! the message's content list: `{"type":"toolRequest","id":…,"toolCall":{"status":"success",
-//! "value":{"name":…,"arguments":…}}}` in assistant messages, `{"type":"toolResponse","id":…,
+//! the content list: `{"type":"toolRequest","id":…,"toolCall":{"status":"success","value":
+//! {"name":…,"arguments":…}}}` in assistant messages, `{"type":"toolResponse","id":…,
 //! "toolResult":{"status":"success","value":…}}` (or `{"status":"error","error":…}`) in user
 //! messages.
 //!
-//! A `toolRequest` with no later `toolResponse` of its id, in a session that went on after its
-//! message, is dangling. Goose itself removes such requests from what it sends
-//! (`fix_conversation`: "Removed orphaned tool request"), so the model never learns the call was
-//! not run.
+//! Rendered as OpenAI chat messages: requests are calls, each response a tool message, the rest
+//! of a user message a user message after them. Goose itself removes an unanswered request
+//! from what it sends (`fix_conversation`), so the model never learns the tool did not run.
+//! Requests in the session's last exchange may still be running or waiting for the user's
+//! confirmation: paused.
 //!
 //! Repair does what Goose does when it rewrites a conversation (`replace_conversation`: delete
-//! the session's rows and insert them again, in one transaction), but only from the first place
-//! that changes: there a user message with a `toolResponse` whose `toolResult` is an error goes
-//! right after the calling message and its existing responses, and the rows after it are
-//! written again with every column as it was (only their `id` is new, so the order holds).
-//! Rows before that place and other sessions are not touched.
-
-use std::collections::HashSet;
+//! the session's rows and insert them again, in one transaction), from the first change on
+//! only: a user message with error `toolResponse`s goes right after the calling message and its
+//! responses, and the rows after it are inserted again with every column as it was (only their
+//! `id` is new, so the order holds). Earlier rows and other sessions are not touched.
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, Transaction};
 use serde_json::{Value, json};
 
-use super::app_store::{
-    AppStore, ChangeKind, RowChange, StoreResult, StoredCall, columns, dangling, has_table,
-    locator, placeholder_text, unreadable,
-};
-use crate::finding::Finding;
-
-const FIX: &str = "rewrite the session's rows with an error toolResponse right after the call";
-const WHAT: &str = "Goose drops the unanswered request from what it sends, so the model never \
-                    learns the tool did not run";
+use super::apps::{Chat, Slot, columns, has, layout, placeholder};
+use super::{Content, Error, Location, Mended, Store, Stored};
+use crate::dialect::{Dialect, OpenAiChat};
 
 /// The Goose store.
 pub struct GooseStore;
 
-/// One row of the session, every column but `id` kept as SQLite values.
-struct Row {
-    id: i64,
-    role: String,
-    content: Value,
-    values: Vec<Sql>,
+/// A session's rows in Goose's order, every column but `id` kept as stored.
+struct Rows {
+    columns: Vec<String>,
+    rows: Vec<(i64, Vec<Sql>)>,
 }
 
-struct Session {
-    id: String,
-    index: usize,
-    rows: Vec<Row>,
+impl Rows {
+    fn read(conn: &Connection, session: &str) -> rusqlite::Result<Rows> {
+        let columns: Vec<String> = columns(conn, "messages")?
+            .into_iter()
+            .filter(|c| c != "id")
+            .collect();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT id, {} FROM messages WHERE session_id = ?1 ORDER BY timestamp, id",
+            quoted(&columns)
+        ))?;
+        let rows = stmt
+            .query_map([session], |r| {
+                let values = (1..=columns.len())
+                    .map(|i| r.get::<_, Sql>(i))
+                    .collect::<Result<_, _>>()?;
+                Ok((r.get(0)?, values))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(Rows { columns, rows })
+    }
+
+    fn get<'a>(&self, values: &'a [Sql], column: &str) -> Option<&'a Sql> {
+        values.get(self.columns.iter().position(|c| c == column)?)
+    }
+
+    fn text<'a>(&self, values: &'a [Sql], column: &str) -> Option<&'a str> {
+        match self.get(values, column)? {
+            Sql::Text(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
-impl AppStore for GooseStore {
+fn quoted(columns: &[String]) -> String {
+    columns
+        .iter()
+        .map(|c| format!("\"{c}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Store for GooseStore {
     fn name(&self) -> &'static str {
         "goose"
     }
 
-    fn recognise(&self, conn: &Connection, _path: &str) -> StoreResult<Option<String>> {
-        let ok = has_table(
+    fn recognise(&self, conn: &Connection) -> Option<String> {
+        let ok = has(
             conn,
             "messages",
             &[
@@ -66,230 +91,177 @@ impl AppStore for GooseStore {
                 "role",
                 "content_json",
                 "created_timestamp",
+                "timestamp",
             ],
-        )? && has_table(conn, "sessions", &["id", "working_dir"])?;
-        Ok(ok.then(|| {
+        ) && has(conn, "sessions", &["id", "working_dir"]);
+        ok.then(|| {
             "Goose session store: table `messages` with `content_json` and `created_timestamp`, \
              table `sessions` with `working_dir`"
                 .to_string()
-        }))
+        })
     }
 
-    fn lint(&self, conn: &Connection, path: &str) -> StoreResult<Vec<Finding>> {
-        let (sessions, mut out) = read(conn, path)?;
-        for s in &sessions {
-            out.extend(
-                unanswered(s)
-                    .iter()
-                    .map(|(_, c)| dangling(path, c, WHAT, Some(FIX))),
-            );
+    fn dialect(&self) -> &'static dyn Dialect {
+        &OpenAiChat
+    }
+
+    fn writes(&self) -> &'static str {
+        "its rows rewritten with error responses"
+    }
+
+    fn paused_note(&self, n: usize) -> String {
+        format!(
+            "{n} call(s) not judged: in the last exchange, perhaps still running or waiting for confirmation"
+        )
+    }
+
+    fn dangling_note(&self) -> Option<&'static str> {
+        Some(
+            "Goose drops the unanswered request from what it sends (\"Removed orphaned tool \
+             request\"), so the model never learns the tool did not run",
+        )
+    }
+
+    fn conversations(&self, conn: &Connection) -> Result<Vec<Stored>, Error> {
+        let mut stmt = conn.prepare(
+            "SELECT session_id FROM messages GROUP BY session_id ORDER BY MIN(timestamp), MIN(id)",
+        )?;
+        let sessions: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::new();
+        for session in sessions {
+            let rows = Rows::read(conn, &session)?;
+            let content = match render(&rows) {
+                Ok(m) => Content::Messages(m),
+                Err(why) => Content::Unreadable(why),
+            };
+            out.push(Stored {
+                location: Location {
+                    store: "goose",
+                    thread_id: session,
+                    ..Location::default()
+                },
+                content,
+            });
         }
         Ok(out)
     }
 
-    fn repair(&self, tx: &Transaction<'_>, path: &str, text: &str) -> StoreResult<Vec<RowChange>> {
-        let (sessions, _) = read(tx, path)?;
-        let cols: Vec<String> = columns(tx, "messages")?
-            .into_iter()
-            .filter(|c| c != "id")
-            .collect();
-        let mut changes = Vec::new();
-        for s in &sessions {
-            let calls = unanswered(s);
-            if calls.is_empty() {
-                continue;
-            }
-            // Placeholders per row position: after the call's message and its responses.
-            let mut after: Vec<Vec<&StoredCall>> = vec![Vec::new(); s.rows.len()];
-            for (pos, call) in &calls {
-                after[answer_end(s, *pos)].push(call);
-            }
-            let first = after.iter().position(|p| !p.is_empty()).unwrap_or(0) + 1;
-            for row in &s.rows[first..] {
-                tx.execute("DELETE FROM messages WHERE id = ?1", [row.id])?;
-                changes.push(change(row.id, ChangeKind::Deleted, &s.id));
-            }
-            let insert = format!(
-                "INSERT INTO messages ({}) VALUES ({})",
-                cols.join(", "),
-                vec!["?"; cols.len()].join(", ")
-            );
-            for (pos, row) in s.rows.iter().enumerate().skip(first - 1) {
-                if pos >= first {
-                    tx.execute(&insert, rusqlite::params_from_iter(&row.values))?;
-                    changes.push(change(tx.last_insert_rowid(), ChangeKind::Inserted, &s.id));
+    fn write(&self, tx: &Transaction<'_>, conv: &Stored, mended: &Mended) -> Result<usize, Error> {
+        let Content::Messages(rendered) = &conv.content else {
+            return Ok(0);
+        };
+        let fail =
+            |what: String| Error::Format(format!("{}: {what}; nothing written", conv.location));
+        let slots = layout(rendered, mended).map_err(fail)?;
+        let Some(first) = slots.iter().position(|s| matches!(s, Slot::New(_))) else {
+            return Ok(0);
+        };
+        let stored = Rows::read(tx, &conv.location.thread_id)?;
+        let by_id = |key: &str| {
+            stored
+                .rows
+                .iter()
+                .find(|(id, _)| id.to_string() == key)
+                .ok_or_else(|| fail(format!("row {key} is gone")))
+        };
+        let insert = format!(
+            "INSERT INTO messages ({}) VALUES ({})",
+            quoted(&stored.columns),
+            vec!["?"; stored.columns.len()].join(", ")
+        );
+        let mut written = 0;
+        let mut prev = match &slots[..first] {
+            [.., Slot::Row(key)] => by_id(key)?,
+            _ => return Err(fail("a response before any message".into())),
+        };
+        for slot in &slots[first..] {
+            let values = match slot {
+                Slot::Row(key) => {
+                    let row = by_id(key)?;
+                    tx.execute("DELETE FROM messages WHERE id = ?1", [row.0])?;
+                    prev = row;
+                    row.1.clone()
                 }
-                if after[pos].is_empty() {
-                    continue;
-                }
-                let values = placeholder(&cols, row, &after[pos], text);
-                tx.execute(&insert, rusqlite::params_from_iter(&values))?;
-                changes.push(change(tx.last_insert_rowid(), ChangeKind::Inserted, &s.id));
-            }
-        }
-        Ok(changes)
-    }
-}
-
-fn change(id: i64, kind: ChangeKind, session: &str) -> RowChange {
-    RowChange {
-        table: "messages".into(),
-        key: id.to_string(),
-        kind,
-        session: session.to_string(),
-    }
-}
-
-/// Every session with its rows in Goose's order, and a finding per unreadable session.
-fn read(conn: &Connection, path: &str) -> StoreResult<(Vec<Session>, Vec<Finding>)> {
-    let cols: Vec<String> = columns(conn, "messages")?
-        .into_iter()
-        .filter(|c| c != "id")
-        .collect();
-    let mut ids = conn.prepare(
-        "SELECT session_id FROM messages GROUP BY session_id ORDER BY MIN(timestamp), MIN(id)",
-    )?;
-    let ids: Vec<String> = ids.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    let mut stmt = conn.prepare(&format!(
-        "SELECT id, {} FROM messages WHERE session_id = ?1 ORDER BY timestamp, id",
-        cols.join(", ")
-    ))?;
-    let role_at = cols.iter().position(|c| c == "role").unwrap_or(0);
-    let content_at = cols.iter().position(|c| c == "content_json").unwrap_or(0);
-    let (mut sessions, mut problems) = (Vec::new(), Vec::new());
-    'sessions: for (index, id) in ids.into_iter().enumerate() {
-        let raw: Vec<(i64, Vec<Sql>)> = stmt
-            .query_map([&id], |r| {
-                let values = (1..=cols.len())
-                    .map(|i| r.get::<_, Sql>(i))
-                    .collect::<Result<_, _>>()?;
-                Ok((r.get(0)?, values))
-            })?
-            .collect::<Result<_, _>>()?;
-        let mut rows = Vec::with_capacity(raw.len());
-        for (row_id, values) in raw {
-            let text = |v: &Sql| match v {
-                Sql::Text(t) => Some(t.clone()),
-                _ => None,
+                Slot::New(group) => responses(&stored, &prev.1, group).map_err(fail)?,
             };
-            let content = text(&values[content_at])
-                .ok_or_else(|| "content_json is not text".to_string())
-                .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| e.to_string()));
-            match content {
-                Ok(content) if content.is_array() => rows.push(Row {
-                    id: row_id,
-                    role: text(&values[role_at]).unwrap_or_default(),
-                    content,
-                    values,
-                }),
-                other => {
-                    let why = other
-                        .err()
-                        .unwrap_or_else(|| "content is not a list".into());
-                    let pointer = locator(&id, &["messages", &row_id.to_string()]);
-                    problems.push(unreadable(path, &id, index, pointer, &why));
-                    continue 'sessions;
-                }
-            }
+            written += tx.execute(&insert, rusqlite::params_from_iter(&values))?;
         }
-        sessions.push(Session { id, index, rows });
+        Ok(written)
     }
-    Ok((sessions, problems))
 }
 
-/// The unanswered requests of a session that went on after them, with their row positions.
-fn unanswered(s: &Session) -> Vec<(usize, StoredCall)> {
-    let mut out = Vec::new();
-    for (pos, row) in s.rows.iter().enumerate() {
-        if row.role != "assistant" || pos + 1 == s.rows.len() {
+/// The session as chat messages.
+fn render(rows: &Rows) -> Result<super::Messages, String> {
+    let mut chat = Chat::default();
+    let mut contents = Vec::with_capacity(rows.rows.len());
+    for (id, values) in &rows.rows {
+        let content = rows
+            .text(values, "content_json")
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
+            .filter(Value::is_array)
+            .ok_or_else(|| format!("message {id}: content_json is not a JSON list"))?;
+        contents.push(content);
+    }
+    let only_responses = |c: &Value| {
+        c.as_array()
+            .is_some_and(|c| !c.is_empty() && c.iter().all(|b| b["type"] == "toolResponse"))
+    };
+    let live = contents
+        .iter()
+        .rposition(|c| !only_responses(c))
+        .unwrap_or(0);
+    for (n, ((id, values), content)) in rows.rows.iter().zip(&contents).enumerate() {
+        let row = id.to_string();
+        let blocks = content.as_array().map(Vec::as_slice).unwrap_or_default();
+        let text: String = blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect();
+        if rows.text(values, "role") == Some("assistant") {
+            let calls: Vec<_> = blocks
+                .iter()
+                .filter(|b| b["type"] == "toolRequest")
+                .map(|b| (b["id"].as_str(), b["toolCall"]["value"]["name"].as_str()))
+                .collect();
+            chat.assistant(&row, text, &calls);
+            if n == live {
+                calls
+                    .iter()
+                    .filter_map(|c| c.0)
+                    .for_each(|id| chat.pause(id));
+            }
             continue;
         }
-        let answered: HashSet<&str> = s.rows[pos + 1..]
-            .iter()
-            .flat_map(|r| blocks(r, "toolResponse"))
-            .filter_map(|b| b["id"].as_str())
-            .collect();
-        for (slot, req) in s.rows[pos]
-            .content
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            if req["type"] != "toolRequest" {
-                continue;
-            }
-            let id = req["id"].as_str();
-            if id.is_some_and(|id| answered.contains(id)) {
-                continue;
-            }
-            out.push((
-                pos,
-                StoredCall {
-                    session: s.id.clone(),
-                    session_index: s.index,
-                    message: row.id.to_string(),
-                    message_index: pos,
-                    call_id: id.map(str::to_string),
-                    tool: req["toolCall"]["value"]["name"]
-                        .as_str()
-                        .map(str::to_string),
-                    pointer: locator(
-                        &s.id,
-                        &[
-                            "messages",
-                            &row.id.to_string(),
-                            "content",
-                            &slot.to_string(),
-                        ],
-                    ),
-                },
-            ));
+        for b in blocks.iter().filter(|b| b["type"] == "toolResponse") {
+            let result = &b["toolResult"];
+            let content = result.get("error").unwrap_or(&result["value"]).to_string();
+            chat.result(&row, b["id"].as_str(), content);
+        }
+        if !only_responses(content) {
+            chat.user(&row, text);
         }
     }
-    out
+    Ok(chat.finish(None))
 }
 
-fn blocks<'a>(row: &'a Row, kind: &'a str) -> impl Iterator<Item = &'a Value> {
-    row.content
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(move |b| b["type"] == kind)
-}
-
-/// The last row of the call's answer: the calling message, then the user messages holding only
-/// tool responses that follow it.
-fn answer_end(s: &Session, call: usize) -> usize {
-    let mut end = call;
-    while let Some(next) = s.rows.get(end + 1) {
-        let only_responses = next.role == "user"
-            && next
-                .content
-                .as_array()
-                .is_some_and(|c| !c.is_empty() && c.iter().all(|b| b["type"] == "toolResponse"));
-        if !only_responses {
-            break;
-        }
-        end += 1;
-    }
-    end
-}
-
-/// The column values of a user message answering `calls` with errors, dated like `prev`.
-fn placeholder(cols: &[String], prev: &Row, calls: &[&StoredCall], text: &str) -> Vec<Sql> {
-    let content: Vec<Value> = calls
+/// The column values of a user message answering the placeholders `group` with errors, dated
+/// like `prev` (the message it follows).
+fn responses(rows: &Rows, prev: &[Sql], group: &[Value]) -> Result<Vec<Sql>, String> {
+    let content: Vec<Value> = group
         .iter()
-        .filter_map(|c| {
-            let id = c.call_id.as_deref()?;
-            Some(json!({"type": "toolResponse", "id": id, "toolResult": {
-                "status": "error",
-                "error": placeholder_text(text, id, c.tool.as_deref()),
-            }}))
+        .map(|m| {
+            let (id, text) = placeholder(m).ok_or("not a tool result")?;
+            Ok(json!({"type": "toolResponse", "id": id,
+                      "toolResult": {"status": "error", "error": text}}))
         })
-        .collect();
-    cols.iter()
-        .zip(&prev.values)
+        .collect::<Result<_, &str>>()?;
+    Ok(rows
+        .columns
+        .iter()
+        .zip(prev)
         .map(|(col, prev)| match col.as_str() {
             "session_id" | "created_timestamp" | "timestamp" => prev.clone(),
             "role" => Sql::Text("user".into()),
@@ -298,5 +270,5 @@ fn placeholder(cols: &[String], prev: &Row, calls: &[&StoredCall], text: &str) -
             "message_id" => Sql::Text(format!("msg_{}", uuid::Uuid::new_v4())),
             _ => Sql::Null,
         })
-        .collect()
+        .collect())
 }

@@ -1,53 +1,93 @@
 //! OpenCode's `opencode.db` and Kilo's `kilo.db` (Kilo CLI is an OpenCode fork with the same
-//! tables): `message` and `part` rows whose `data` column holds the JSON of the message or part
-//! without its ids. A tool part (`"type":"tool"`) carries its own lifecycle in `state.status`:
-//! `pending` → `running` → `completed` | `error`; there is no separate result row.
+//! tables, plus its `kilo_board` tables): `message` and `part` rows whose `data` column holds
+//! the JSON of the message or part without its ids. A tool part (`"type":"tool"`) carries its
+//! whole lifecycle in `state.status`: `pending` → `running` → `completed` | `error`.
 //!
-//! A tool part still `pending` or `running` in a message that is not the session's last is
-//! dangling: the run that owned it is gone. (A part marked `background` in its metadata is a
-//! task that may legitimately run on while the session goes on: it is not judged.)
+//! Each session is rendered as OpenAI chat messages: a message's tool parts are its calls, a
+//! `completed` or `error` part also its result. A part still `pending` or `running` is dangling
+//! once the session went on (a later message); in the session's last message it may still be
+//! running, and a `background` task may run on while the session goes on: both are paused,
+//! never repaired.
 //!
 //! Repair writes what OpenCode itself writes when a run is aborted with tools in flight
-//! (`SessionProcessor`, same in Kilo): the part's `state` becomes `{...state, status: "error",
-//! error: "Tool execution aborted", metadata: {...metadata, interrupted: true}, time: {start,
-//! end}}` and the row's `time_updated` is bumped, as its upsert does. Every other byte of
-//! `data`, every other part and every other row stay as they were.
+//! (`SessionProcessor`, the same in Kilo): the part's `state` becomes `{...state, status:
+//! "error", error: "Tool execution aborted", metadata: {...metadata, interrupted: true}, time:
+//! {start, end}}`, and the row's `time_updated` is bumped as its upsert does. Every other byte
+//! of `data`, every other part and every other row stay as they were.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use serde_json::Value;
+use rusqlite::{Connection, Transaction, params};
+use serde_json::{Value, json};
 
-use super::app_store::{
-    AppStore, ChangeKind, RowChange, StoreResult, StoredCall, compact, dangling, has_table,
-    locator, now_ms, raw, raw_object, unreadable,
+use super::apps::{
+    Chat, Slot, compact, has, layout, now_ms, placeholder, raw, raw_object, raw_text,
 };
-use crate::finding::Finding;
+use super::{Content, Error, Location, Mended, Store, Stored};
+use crate::dialect::{Dialect, OpenAiChat};
 
 /// The error text OpenCode writes into a tool part it aborts.
 pub const ABORTED: &str = "Tool execution aborted";
-
-const FIX: &str = "mark the part as aborted, as OpenCode does (state.status \"error\", \
-                   error \"Tool execution aborted\", metadata.interrupted true)";
 
 /// Which application of the family wrote the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
     /// OpenCode (`opencode.db`).
     OpenCode,
-    /// Kilo CLI (`kilo.db`, with its `kilo_board` tables).
+    /// Kilo CLI (`kilo.db`, with its `kilo_board` table).
     Kilo,
 }
 
 /// The OpenCode-family store.
 pub struct OpenCodeStore(pub Family);
 
-/// One tool part left in flight.
-struct InFlight {
-    call: StoredCall,
-    part: String,
+const COLUMNS: &[&str] = &["id", "session_id", "time_created", "time_updated", "data"];
+
+/// One part as stored.
+struct Part {
+    id: String,
     data: String,
+    value: Value,
 }
 
-impl AppStore for OpenCodeStore {
+impl OpenCodeStore {
+    fn sessions(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+        let mut stmt = conn.prepare(
+            "SELECT session_id FROM message GROUP BY session_id \
+             ORDER BY MIN(time_created), session_id",
+        )?;
+        stmt.query_map([], |r| r.get(0))?.collect()
+    }
+
+    /// The session's messages in OpenCode's order, each with its parts in order.
+    fn read(conn: &Connection, session: &str) -> rusqlite::Result<Vec<(String, Vec<Part>)>> {
+        let mut messages = conn.prepare(
+            "SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id",
+        )?;
+        let mut parts = conn.prepare(
+            "SELECT id, data FROM part WHERE message_id = ?1 AND session_id = ?2 ORDER BY id",
+        )?;
+        let ids: Vec<(String, String)> = messages
+            .query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::new();
+        for (id, _) in ids {
+            let rows: Vec<(String, String)> = parts
+                .query_map([&id, session], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let parts = rows
+                .into_iter()
+                .map(|(id, data)| Part {
+                    value: serde_json::from_str(&data).unwrap_or(Value::Null),
+                    id,
+                    data,
+                })
+                .collect();
+            out.push((id, parts));
+        }
+        Ok(out)
+    }
+}
+
+impl Store for OpenCodeStore {
     fn name(&self) -> &'static str {
         match self.0 {
             Family::OpenCode => "opencode",
@@ -55,182 +95,177 @@ impl AppStore for OpenCodeStore {
         }
     }
 
-    fn recognise(&self, conn: &Connection, path: &str) -> StoreResult<Option<String>> {
-        let cols = ["id", "session_id", "time_created", "time_updated", "data"];
-        if !has_table(conn, "message", &cols)?
-            || !has_table(conn, "part", &[&cols[..], &["message_id"]].concat())?
-        {
-            return Ok(None);
-        }
-        let kilo = has_table(conn, "kilo_board", &["id"])?
-            || std::path::Path::new(path)
-                .file_name()
-                .is_some_and(|n| n == "kilo.db");
-        let family = if kilo { Family::Kilo } else { Family::OpenCode };
-        if family != self.0 {
-            return Ok(None);
-        }
-        let app = match family {
-            Family::OpenCode => "OpenCode",
-            Family::Kilo => "Kilo (an OpenCode fork: `kilo_board` table or file name kilo.db)",
+    fn recognise(&self, conn: &Connection) -> Option<String> {
+        let ok = has(conn, "message", COLUMNS)
+            && has(conn, "part", &[COLUMNS, &["message_id"]].concat());
+        let kilo = has(conn, "kilo_board", &[]);
+        let app = match (ok, kilo, self.0) {
+            (true, false, Family::OpenCode) => "OpenCode",
+            (true, true, Family::Kilo) => "Kilo (an OpenCode fork: it has a `kilo_board` table)",
+            _ => return None,
         };
-        Ok(Some(format!(
+        Some(format!(
             "{app} session store: tables `message` and `part` with JSON `data` columns"
-        )))
+        ))
     }
 
-    fn lint(&self, conn: &Connection, path: &str) -> StoreResult<Vec<Finding>> {
-        let (found, mut findings) = scan(conn, path)?;
-        findings.extend(
-            found
+    fn dialect(&self) -> &'static dyn Dialect {
+        &OpenAiChat
+    }
+
+    fn writes(&self) -> &'static str {
+        "its in-flight tool parts marked aborted"
+    }
+
+    fn paused_note(&self, n: usize) -> String {
+        format!(
+            "{n} call(s) not judged: still running (in the last message) or running in the background"
+        )
+    }
+
+    fn dangling_note(&self) -> Option<&'static str> {
+        Some(
+            "the app shows the tool as still running, and answers the call itself with the error \
+             \"[Tool execution was interrupted]\" each time it sends the session; the stored part \
+             stays in flight for every other reader",
+        )
+    }
+
+    fn conversations(&self, conn: &Connection) -> Result<Vec<Stored>, Error> {
+        let mut out = Vec::new();
+        for session in Self::sessions(conn)? {
+            let messages = Self::read(conn, &session)?;
+            let location = Location {
+                store: self.name(),
+                thread_id: session.clone(),
+                ..Location::default()
+            };
+            let content = match render(&messages) {
+                Ok(m) => Content::Messages(m),
+                Err(why) => Content::Unreadable(why),
+            };
+            out.push(Stored { location, content });
+        }
+        Ok(out)
+    }
+
+    fn write(&self, tx: &Transaction<'_>, conv: &Stored, mended: &Mended) -> Result<usize, Error> {
+        let Content::Messages(rendered) = &conv.content else {
+            return Ok(0);
+        };
+        let fail =
+            |what: String| Error::Format(format!("{}: {what}; nothing written", conv.location));
+        let slots = layout(rendered, mended).map_err(fail)?;
+        let calls: Vec<&str> = slots
+            .iter()
+            .filter_map(|s| match s {
+                Slot::New(group) => Some(group),
+                Slot::Row(_) => None,
+            })
+            .flatten()
+            .filter_map(|m| placeholder(m).map(|(id, _)| id))
+            .collect();
+        let messages = Self::read(tx, &conv.location.thread_id)?;
+        let mut rows = 0;
+        for id in calls {
+            let part = messages
                 .iter()
-                .map(|f| dangling(path, &f.call, "OpenCode left the part in flight", Some(FIX))),
-        );
-        Ok(findings)
-    }
-
-    fn repair(&self, tx: &Transaction<'_>, path: &str, _text: &str) -> StoreResult<Vec<RowChange>> {
-        let (found, _) = scan(tx, path)?;
-        let mut changes = Vec::new();
-        for f in found {
-            let Some(data) = aborted(&f.data, now_ms()) else {
-                continue;
-            };
-            let n = tx.execute(
-                "UPDATE part SET data = ?1, time_updated = ?2 WHERE id = ?3 AND data = ?4",
-                params![data, now_ms(), f.part, f.data],
+                .flat_map(|(_, parts)| parts)
+                .find(|p| p.value["callID"] == id && in_flight(&p.value))
+                .ok_or_else(|| fail(format!("no tool part in flight has call id `{id}`")))?;
+            let now = now_ms();
+            let data = aborted(&part.data, now)
+                .ok_or_else(|| fail(format!("the part `{}` is not a JSON object", part.id)))?;
+            rows += tx.execute(
+                "UPDATE part SET data = ?1, time_updated = ?2 WHERE id = ?3",
+                params![data, now, part.id],
             )?;
-            if n == 1 {
-                changes.push(RowChange {
-                    table: "part".into(),
-                    key: f.part,
-                    kind: ChangeKind::Updated,
-                    session: f.call.session,
-                });
-            }
         }
-        Ok(changes)
+        Ok(rows)
     }
 }
 
-/// Every in-flight tool part of a session that moved on, and a finding per unreadable row.
-fn scan(conn: &Connection, path: &str) -> StoreResult<(Vec<InFlight>, Vec<Finding>)> {
-    let mut sessions = conn.prepare(
-        "SELECT session_id FROM message GROUP BY session_id ORDER BY MIN(time_created), session_id",
-    )?;
-    let sessions: Vec<String> = sessions
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let mut found = Vec::new();
-    let mut problems = Vec::new();
-    for (index, session) in sessions.iter().enumerate() {
-        match scan_session(conn, path, session, index)? {
-            Ok(parts) => found.extend(parts),
-            Err(problem) => problems.push(problem),
+/// A session as chat messages: text parts are the content, tool parts the calls, finished tool
+/// parts also their results.
+fn render(messages: &[(String, Vec<Part>)]) -> Result<super::Messages, String> {
+    let mut chat = Chat::default();
+    for (n, (id, parts)) in messages.iter().enumerate() {
+        if let Some(bad) = parts.iter().find(|p| !p.value.is_object()) {
+            return Err(format!("part `{}` of message `{id}` is not JSON", bad.id));
         }
-    }
-    Ok((found, problems))
-}
-
-fn scan_session(
-    conn: &Connection,
-    path: &str,
-    session: &str,
-    index: usize,
-) -> StoreResult<Result<Vec<InFlight>, Finding>> {
-    let mut stmt =
-        conn.prepare("SELECT id FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
-    let messages: Vec<String> = stmt
-        .query_map([session], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let mut parts = conn.prepare(
-        "SELECT id, data FROM part WHERE message_id = ?1 AND session_id = ?2 ORDER BY id",
-    )?;
-    let mut found = Vec::new();
-    for (message_index, message) in messages.iter().enumerate() {
-        let moved_on = message_index + 1 < messages.len();
-        let rows: Vec<(String, String)> = parts
-            .query_map([message, session], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        for (part, data) in rows {
-            let pointer = locator(session, &["messages", message, "parts", &part]);
-            let value: Value = match serde_json::from_str(&data) {
-                Ok(v) => v,
-                Err(e) => {
-                    return Ok(Err(unreadable(
-                        path,
-                        session,
-                        index,
-                        pointer,
-                        &e.to_string(),
-                    )));
+        let text: String = parts
+            .iter()
+            .filter(|p| p.value["type"] == "text")
+            .filter_map(|p| p.value["text"].as_str())
+            .collect();
+        let tools: Vec<&Part> = parts.iter().filter(|p| p.value["type"] == "tool").collect();
+        if tools.is_empty() {
+            chat.user(id, text);
+            continue;
+        }
+        let calls: Vec<(Option<&str>, Option<&str>)> = tools
+            .iter()
+            .map(|p| (p.value["callID"].as_str(), p.value["tool"].as_str()))
+            .collect();
+        chat.assistant(id, text, &calls);
+        let last = n + 1 == messages.len();
+        for p in tools {
+            let state = &p.value["state"];
+            let id = p.value["callID"].as_str();
+            match state["status"].as_str() {
+                Some("completed") => chat.result(&p.id, id, string(&state["output"])),
+                Some("error") => chat.result(&p.id, id, string(&state["error"])),
+                _ if last || background(&p.value) => {
+                    if let Some(id) = id {
+                        chat.pause(id);
+                    }
                 }
-            };
-            if !moved_on || !in_flight(&value) {
-                continue;
+                _ => {}
             }
-            let text = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_string);
-            found.push(InFlight {
-                call: StoredCall {
-                    session: session.to_string(),
-                    session_index: index,
-                    message: message.clone(),
-                    message_index,
-                    call_id: text("callID"),
-                    tool: text("tool"),
-                    pointer,
-                },
-                part,
-                data,
-            });
         }
     }
-    Ok(Ok(found))
+    Ok(chat.finish(None))
 }
 
-/// A tool part still pending or running, not a background task.
+fn string(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// A task started to run in the background (it may legitimately outlive its message).
+fn background(part: &Value) -> bool {
+    part["state"]["metadata"]["background"] == true || part["metadata"]["background"] == true
+}
+
+/// A tool part still pending or running.
 fn in_flight(part: &Value) -> bool {
-    let state = &part["state"];
-    let background = |m: &Value| m.get("background") == Some(&Value::Bool(true));
     part["type"] == "tool"
-        && matches!(state["status"].as_str(), Some("pending" | "running"))
-        && !background(&state["metadata"])
-        && !background(&part["metadata"])
+        && matches!(
+            part["state"]["status"].as_str(),
+            Some("pending" | "running")
+        )
 }
 
-/// The part's `data` with its state marked aborted at `now`, every other member's text kept.
+/// The part's `data` with its state marked aborted at `now`, every other member's text kept
+/// (members as `{...state, status, error, metadata, time}` orders them in JavaScript).
 pub fn aborted(data: &str, now: i64) -> Option<String> {
     let mut part = raw_object(data).ok()?;
     let mut state = raw_object(part.get("state")?.get()).ok()?;
     let start = state
         .get("time")
         .and_then(|t| serde_json::from_str::<Value>(t.get()).ok())
-        .and_then(|t| t.get("start").and_then(Value::as_i64))
+        .and_then(|t| t["start"].as_i64())
         .unwrap_or(now);
     let mut metadata = state
         .get("metadata")
         .and_then(|m| raw_object(m.get()).ok())
         .unwrap_or_default();
-    metadata.insert("interrupted".into(), raw(&true));
-    state.insert("status".into(), raw(&"error"));
-    state.insert("error".into(), raw(&ABORTED));
-    state.insert("metadata".into(), raw_text(&compact(&metadata)));
-    state.insert(
-        "time".into(),
-        raw(&serde_json::json!({"start": start, "end": now})),
-    );
-    part.insert("state".into(), raw_text(&compact(&state)));
+    metadata.insert("interrupted".into(), raw(&json!(true)));
+    state.insert("status".into(), raw(&json!("error")));
+    state.insert("error".into(), raw(&json!(ABORTED)));
+    state.insert("metadata".into(), raw_text(compact(&metadata)));
+    state.insert("time".into(), raw(&json!({"start": start, "end": now})));
+    part.insert("state".into(), raw_text(compact(&state)));
     Some(compact(&part))
-}
-
-fn raw_text(text: &str) -> Box<serde_json::value::RawValue> {
-    serde_json::value::RawValue::from_string(text.to_string()).unwrap_or_else(|_| raw(&()))
-}
-
-/// The state of one part by id (for tests and re-reads).
-pub fn part_data(conn: &Connection, part: &str) -> StoreResult<Option<String>> {
-    conn.query_row("SELECT data FROM part WHERE id = ?1", [part], |r| r.get(0))
-        .optional()
 }
 
 #[cfg(test)]
@@ -251,7 +286,8 @@ mod tests {
         let data = r#"{"type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}}"#;
         assert_eq!(
             aborted(data, 5).unwrap(),
-            r#"{"type":"tool","callID":"c1","tool":"bash","state":{"status":"error","input":{},"raw":"","error":"Tool execution aborted","metadata":{"interrupted":true},"time":{"start":5,"end":5}}}"#
+            r#"{"type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":"","error":"Tool execution aborted","metadata":{"interrupted":true},"time":{"start":5,"end":5}}}"#
+                .replace("\"pending\"", "\"error\"")
         );
     }
 }

@@ -2,8 +2,6 @@
 
 use std::process::Command;
 
-use toolmend::store::agents_sdk::AgentsSdkStore;
-
 use super::support::{app, changed, detect, dump, fixture, lint, repair};
 
 fn sdk(python: &std::path::Path, action: &str, db: &std::path::Path) -> String {
@@ -32,40 +30,41 @@ fn an_unanswered_call_gets_its_output_appended_and_the_sdk_sends_both() {
     assert_eq!(detect(&db), "agents-sdk");
     // Only the call left behind by the approval interruption in a session that went on; the
     // paused session (waiting for approval) and the healthy one are not judged.
-    assert_eq!(lint(&AgentsSdkStore, &db), ["TM001 call_m1 fix"]);
+    assert_eq!(lint(&db), ["TM001 call_m1 fix"]);
 
     let before = dump(&db);
-    let changes = repair(&AgentsSdkStore, &db);
+    let written = repair(&db);
     let after = dump(&db);
-    let new_row = format!("Integer({})", before["agent_messages"].len() + 1);
-    let mut expected = vec![
-        ("agent_messages".to_string(), new_row.clone()),
-        ("sqlite_sequence".to_string(), "Integer(1)".to_string()),
-    ];
+    assert_eq!((written.placeholders, written.rows), (1, 2));
+    // The output goes right after its call's run (row 4, the other call's output); the two
+    // rows after it are written again behind it; other sessions are not touched.
+    let key = |n: usize| format!("Integer({n})");
     let session_row = changed(&before, &after)
         .into_iter()
-        .find(|(t, _)| t == "agent_sessions");
-    expected.extend(session_row);
+        .filter(|(t, _)| t == "agent_sessions");
+    let mut expected: Vec<(String, String)> = [5, 6, 13, 14, 15]
+        .map(|n| ("agent_messages".to_string(), key(n)))
+        .into_iter()
+        .chain([("sqlite_sequence".to_string(), key(1))])
+        .chain(session_row)
+        .collect();
     expected.sort();
     assert_eq!(changed(&before, &after), expected);
-    assert_eq!(changes.len(), 2, "{changes:?}");
-    let row = &after["agent_messages"][&new_row];
+    let data = |d: &super::support::Dump, n: usize| d["agent_messages"][&key(n)][2].clone();
     assert_eq!(
-        row[..3],
-        [
-            new_row.clone(),
-            "Text(\"broken\")".to_string(),
-            format!(
-                "Text({:?})",
-                r#"{"call_id": "call_m1", "output": "[Tool call was interrupted and did not return a result.]", "type": "function_call_output"}"#
-            ),
-        ]
+        data(&after, 13),
+        format!(
+            "Text({:?})",
+            r#"{"call_id": "call_m1", "output": "[Tool call was interrupted and did not return a result.]", "type": "function_call_output"}"#
+        )
     );
-    assert!(lint(&AgentsSdkStore, &db).is_empty());
-    assert!(
-        repair(&AgentsSdkStore, &db).is_empty(),
-        "a second repair changes nothing"
+    let kept = |d: &super::support::Dump, n: usize| d["agent_messages"][&key(n)][1..].to_vec();
+    assert_eq!(
+        (kept(&after, 14), kept(&after, 15)),
+        (kept(&before, 5), kept(&before, 6))
     );
+    assert!(lint(&db).is_empty());
+    assert!(repair(&db).rows == 0, "a second repair changes nothing");
 
     // The SDK resumes the session and sends the call with its output after it.
     let report = sdk(&python, "check", &db);

@@ -1,7 +1,6 @@
 //! Goose `sessions.db`, made with Goose's own DDL (`fixtures/stores/goose.sql`).
 
 use rusqlite::{Connection, params};
-use toolmend::store::goose::GooseStore;
 
 use super::support::{changed, detect, dump, fixture, lint, repair};
 
@@ -75,10 +74,10 @@ fn an_unanswered_request_gets_an_error_response_right_after_its_answers() {
     make(&db);
     assert_eq!(detect(&db), "goose");
     // The trailing request of session 3 may still be running: not judged.
-    assert_eq!(lint(&GooseStore, &db), ["TM001 toolu_2 fix"]);
+    assert_eq!(lint(&db), ["TM001 toolu_2 fix"]);
 
     let (before, old) = (dump(&db), session(&db, "20261201_1"));
-    repair(&GooseStore, &db);
+    assert_eq!(repair(&db).rows, 3);
     let (after, new) = (dump(&db), session(&db, "20261201_1"));
 
     // Goose reads the same session with one message more, right after the call's responses.
@@ -113,11 +112,8 @@ fn an_unanswered_request_gets_an_error_response_right_after_its_answers() {
         .map(|(t, k)| (t.to_string(), k.to_string()))
     );
     assert_eq!(ids(&after).len(), ids(&before).len() + 1);
-    assert!(lint(&GooseStore, &db).is_empty());
-    assert!(
-        repair(&GooseStore, &db).is_empty(),
-        "a second repair changes nothing"
-    );
+    assert!(lint(&db).is_empty());
+    assert!(repair(&db).rows == 0, "a second repair changes nothing");
 }
 
 #[test]
@@ -134,7 +130,13 @@ fn a_rewrite_that_fails_half_way_leaves_the_database_as_it_was() {
         )
         .unwrap();
     let before = dump(&db);
-    let err = toolmend::store::app_store::repair_file(&GooseStore, &db, "x").unwrap_err();
+    let err = toolmend::store::pipeline::repair(
+        &db,
+        &Default::default(),
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
     assert_eq!(dump(&db), before);
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use toolmend::store::opencode::{ABORTED, Family, OpenCodeStore};
+use toolmend::store::opencode::ABORTED;
 
 use super::support::{app, changed, detect, dump, fixture, lint, repair};
 
@@ -48,24 +48,20 @@ fn export(binary: &Path, home: &Path, project: &Path, session: &str) -> Value {
     serde_json::from_str(&text[start..]).unwrap()
 }
 
-fn check(family: Family, binary: &str, db: &str, name: &str) {
+fn check(binary: &str, db: &str, name: &str) {
     let Some(binary) = app(binary) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let (home, project) = (dir.path().join("home"), dir.path().join("project"));
     let db = generate(&binary, &home, &project, db);
-    let store = OpenCodeStore(family);
     assert_eq!(detect(&db), name);
     // The running part of the dead run and the pending one; not the healthy, live (last
     // message) or background ones.
-    assert_eq!(
-        lint(&store, &db),
-        ["TM001 call_rd fix", "TM001 call_wr fix"]
-    );
+    assert_eq!(lint(&db), ["TM001 call_rd fix", "TM001 call_wr fix"]);
 
     let before = dump(&db);
-    let changes = repair(&store, &db);
+    let written = repair(&db);
     let after = dump(&db);
     let rowid = |id: &str| {
         before["part"]
@@ -78,17 +74,14 @@ fn check(family: Family, binary: &str, db: &str, name: &str) {
         changed(&before, &after),
         [rowid("prt_b02b"), rowid("prt_p02a")]
     );
-    assert_eq!(changes.len(), 2);
+    assert_eq!((written.placeholders, written.rows), (2, 2));
     // Only `data` (the state) and `time_updated` of those rows.
     for (_, k) in changed(&before, &after) {
         let (b, a) = (&before["part"][&k], &after["part"][&k]);
         assert_eq!((&b[..4], b[4] != a[4]), (&a[..4], true), "{b:?} {a:?}");
     }
-    assert!(lint(&store, &db).is_empty());
-    assert!(
-        repair(&store, &db).is_empty(),
-        "a second repair changes nothing"
-    );
+    assert!(lint(&db).is_empty());
+    assert!(repair(&db).rows == 0, "a second repair changes nothing");
 
     // The app reads the repaired part back as an aborted tool.
     let exported = export(&binary, &home, &project, "ses_broken");
@@ -113,7 +106,6 @@ fn check(family: Family, binary: &str, db: &str, name: &str) {
 #[test]
 fn opencode_parts_left_in_flight_are_marked_aborted() {
     check(
-        Family::OpenCode,
         "npm-apps/node_modules/opencode-linux-x64/bin/opencode",
         "opencode/opencode.db",
         "opencode",
@@ -123,7 +115,6 @@ fn opencode_parts_left_in_flight_are_marked_aborted() {
 #[test]
 fn kilo_parts_left_in_flight_are_marked_aborted() {
     check(
-        Family::Kilo,
         "npm-apps/node_modules/@kilocode/cli-linux-x64/bin/kilo",
         "kilo/kilo.db",
         "kilo",

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use rusqlite::types::Value;
-use toolmend::repair::SEED_PLACEHOLDER;
-use toolmend::store::app_store::{self, AppStore, RowChange};
+use toolmend::lint::LintOptions;
+use toolmend::repair::RepairOptions;
+use toolmend::store::{self, pipeline, sqlite};
 
 /// Every row of every table (rowid first), rendered as text, per table.
 pub type Dump = BTreeMap<String, BTreeMap<String, Vec<String>>>;
@@ -62,19 +63,18 @@ pub fn changed(before: &Dump, after: &Dump) -> Vec<(String, String)> {
 
 /// The store that recognises the database, by name.
 pub fn detect(path: &Path) -> &'static str {
-    let conn = Connection::open(path).unwrap();
-    app_store::detect(&conn, &path.to_string_lossy())
-        .unwrap()
-        .map_or("none", |(s, _)| s.name())
+    let conn = sqlite::open_read_only(path).unwrap();
+    store::recognise(&conn).map_or("none", |(s, _)| s.name())
 }
 
-/// `CODE call-id` of every finding, in the order the store reports them.
-pub fn lint(store: &dyn AppStore, path: &Path) -> Vec<String> {
-    let conn = Connection::open(path).unwrap();
-    store
-        .lint(&conn, &path.to_string_lossy())
+/// `CODE call-id` of every finding (` fix` when repair fixes it), in the store's order.
+pub fn lint(path: &Path) -> Vec<String> {
+    let conn = sqlite::open_read_only(path).unwrap();
+    let report = pipeline::lint("db", &conn, &LintOptions::default())
         .unwrap()
-        .iter()
+        .expect("a known store");
+    report
+        .findings()
         .map(|f| {
             let fix = if f.fix.is_some() { " fix" } else { "" };
             format!("{} {}{fix}", f.code, f.call_id.as_deref().unwrap_or("-"))
@@ -82,9 +82,15 @@ pub fn lint(store: &dyn AppStore, path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Repair in one transaction with the seed's placeholder text.
-pub fn repair(store: &dyn AppStore, path: &Path) -> Vec<RowChange> {
-    app_store::repair_file(store, path, SEED_PLACEHOLDER).unwrap()
+/// Repair in place (one transaction), with the default options.
+pub fn repair(path: &Path) -> pipeline::Written {
+    pipeline::repair(
+        path,
+        &LintOptions::default(),
+        &RepairOptions::default(),
+        &pipeline::WriteOptions::default(),
+    )
+    .unwrap()
 }
 
 /// A program installed by `.ci/stores.sh`, when it is there (tests that need it skip quietly

@@ -1,0 +1,130 @@
+//! Databases on the command line: `lint`, `detect` and `repair` of an SQLite file holding a
+//! known session store.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+
+use toolmend::lint::LintOptions;
+use toolmend::render::escape_control as esc;
+use toolmend::repair::RepairOptions;
+use toolmend::store::{self, Content, pipeline};
+
+/// Whether an input is a database (an SQLite header; any extension).
+pub fn is_database(input: &toolmend::io::inputs::Input) -> bool {
+    input.path.as_deref().is_some_and(store::sqlite::is_sqlite)
+}
+
+/// Lint a database read-only. An SQLite file with no known store is an error.
+pub fn lint(path: &Path, name: &str, options: &LintOptions) -> Result<pipeline::Report> {
+    let conn = store::sqlite::open_read_only(path)
+        .with_context(|| format!("{}: cannot open the database", esc(name)))?;
+    let report = pipeline::lint(name, &conn, options)
+        .with_context(|| format!("{}: cannot read the database", esc(name)))?;
+    report.ok_or_else(|| {
+        anyhow!(
+            "{}: an SQLite database, but no session store toolmend knows (known: {})",
+            esc(name),
+            store::all()
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// `detect` for a database: the store, why, and each conversation.
+pub fn detect(path: &Path, name: &str, options: &LintOptions, out: &mut dyn Write) -> Result<()> {
+    let report = lint(path, name, options)?;
+    writeln!(out, "{} (SQLite database: {})", esc(name), report.store)?;
+    writeln!(out, "  why: {}", esc(&report.why))?;
+    for (i, c) in report.conversations.iter().enumerate() {
+        let place = esc(&c.stored.location.to_string());
+        match &c.stored.content {
+            Content::Unreadable(why) => {
+                writeln!(out, "  conversation {i}: {place}: unreadable: {}", esc(why))?;
+            }
+            Content::Messages(m) => {
+                let conv = c
+                    .analysed
+                    .as_ref()
+                    .and_then(|a| a.doc.conversations.first());
+                let messages = conv.map_or(0, |c| c.messages.len());
+                let calls = conv.map_or(0, |c| c.calls().count());
+                let mut line =
+                    format!("  conversation {i}: {place}: {messages} messages, {calls} tool calls");
+                if let Some(s) = store::by_name(report.store).filter(|_| !m.paused.is_empty()) {
+                    line.push_str(&format!(", {}", s.paused_note(m.paused.len())));
+                }
+                if let Some(why) = &m.read_only {
+                    line.push_str(&format!(", read-only: {why}"));
+                }
+                writeln!(out, "{line}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `repair --in-place` (or `--check`) of a database; returns whether something changed (or
+/// would).
+pub fn repair(
+    path: &Path,
+    name: &str,
+    lint_options: &LintOptions,
+    options: &RepairOptions,
+    write: &pipeline::WriteOptions,
+    quiet: bool,
+) -> Result<bool> {
+    let name = esc(name);
+    let done = pipeline::repair(path, lint_options, options, write)
+        .with_context(|| format!("{name}: not repaired"))?;
+    let changed = !done.repaired.is_empty();
+    if quiet {
+        return Ok(changed);
+    }
+    if !changed {
+        super::say(format_args!(
+            "{name}: no conversation needs a repair; left untouched"
+        ));
+    }
+    let verb = if write.dry_run {
+        "would get"
+    } else {
+        "repaired:"
+    };
+    for loc in &done.repaired {
+        let writes = store::by_name(loc.store).map_or("a repair", |s| s.writes());
+        super::say(format_args!(
+            "{name}: {} {verb} {writes}",
+            esc(&loc.to_string())
+        ));
+    }
+    if changed {
+        let rows = if write.dry_run {
+            String::new()
+        } else {
+            format!(", {} row(s) written in one transaction", done.rows)
+        };
+        super::say(format_args!(
+            "{name}: {} placeholder tool result(s) for dangling tool calls in {} conversation(s){rows}; {} left untouched",
+            done.placeholders,
+            done.repaired.len(),
+            done.untouched
+        ));
+    }
+    if !done.left.is_empty() {
+        let after = if write.dry_run {
+            ""
+        } else {
+            " after the write"
+        };
+        super::say(format_args!(
+            "{name}: {} finding(s) left{after} (see `toolmend lint {name}`)",
+            done.left.len()
+        ));
+    }
+    Ok(changed)
+}
