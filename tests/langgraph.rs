@@ -218,6 +218,45 @@ fn unreadable_checkpoints_are_reported_per_thread_and_never_repaired() {
 }
 
 #[test]
+fn a_run_stopped_before_its_tools_ran_is_reported_but_not_repaired() {
+    let (_dir, db) = copy("threads.db");
+    // Roll `broken-stopped` back to the checkpoint after the model's step: `tools` is next,
+    // and resuming the run would answer the calls.
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "DELETE FROM checkpoints WHERE thread_id = 'broken-stopped' AND \
+         json_extract(CAST(metadata AS TEXT), '$.step') > 1",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let f = findings(&db);
+    let stopped: Vec<&serde_json::Value> = f
+        .iter()
+        .filter(|f| f["thread_id"] == "broken-stopped")
+        .collect();
+    assert_eq!(stopped.len(), 2);
+    for f in stopped {
+        assert!(f["fix"].is_null(), "{f}");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("tools still to run"),
+            "{f}"
+        );
+    }
+    let before = checkpoints(&db);
+    assert!(toolmend(&["repair", "--in-place"], &db).status.success());
+    let new: Vec<_> = checkpoints(&db)
+        .into_iter()
+        .filter(|c| !before.contains(c))
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(new, ["broken-crash"]);
+}
+
+#[test]
 fn a_held_write_lock_is_reported_and_nothing_is_written() {
     let (_dir, db) = copy("threads.db");
     let before = checkpoints(&db);

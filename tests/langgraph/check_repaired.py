@@ -67,6 +67,7 @@ def after(graph, state_path):
             f"{t}: the new checkpoint is a child of the latest",
             failures,
         )
+        check(snap.next == (), f"{t}: nothing left to run (no tool re-runs)", failures)
         msgs = snap.values["messages"]
         for i, m in enumerate(msgs):
             if isinstance(m, AIMessage) and m.tool_calls:

@@ -149,8 +149,11 @@ impl Store for LangGraphSqlite {
 /// no `messages` channel (not a conversation), `Some(Err)` when something cannot be read.
 fn read_thread(conn: &Connection, l: &Latest) -> Result<Option<Result<Messages, String>>, Error> {
     let cp = &l.checkpoint_id;
-    let channel = match checkpoint_messages(l) {
-        Ok(Some(v)) => v,
+    let Decoded {
+        messages: channel,
+        next,
+    } = match checkpoint_messages(l) {
+        Ok(Some(d)) => d,
         Ok(None) => return Ok(None),
         Err(why) => return Ok(Some(Err(format!("checkpoint {cp}: {why}; not read")))),
     };
@@ -169,11 +172,23 @@ fn read_thread(conn: &Connection, l: &Latest) -> Result<Option<Result<Messages, 
         .iter()
         .map(|m| m.get("id").and_then(|v| v.as_str()).map(str::to_string))
         .collect();
-    let read_only = (!pending.messages.is_empty()).then(|| {
-        "its latest checkpoint has pending writes to `messages` that LangGraph has not applied \
-         yet (resume the run first)"
-            .to_string()
-    });
+    let read_only = if pending.interrupted {
+        Some("it is paused on an interrupt: a new checkpoint would drop the pending question (answer it first)".to_string())
+    } else if !next.is_empty() {
+        Some(format!(
+            "its run stopped with {} still to run: resuming it runs them and answers the calls, \
+             so placeholders would become duplicates (resume the run, or send a new message, first)",
+            next.join(", ")
+        ))
+    } else if pending.writes > 0 {
+        Some(format!(
+            "its latest checkpoint has {} pending write(s) LangGraph has not applied yet \
+             (resume the run first)",
+            pending.writes
+        ))
+    } else {
+        None
+    };
     for (task, m) in pending.messages {
         rows.push(Some(format!("pending write of task {task}")));
         list.push(m);
@@ -192,8 +207,15 @@ fn read_thread(conn: &Connection, l: &Latest) -> Result<Option<Result<Messages, 
     })))
 }
 
-/// The latest checkpoint's `messages` channel values (undecoded), `None` without one.
-fn checkpoint_messages(l: &Latest) -> Result<Option<Vec<Value>>, String> {
+/// What the latest checkpoint holds: its `messages` channel values (undecoded) and the nodes
+/// it will run next (`get_state().next`).
+struct Decoded {
+    messages: Vec<Value>,
+    next: Vec<String>,
+}
+
+/// The latest checkpoint decoded; `None` without a `messages` channel.
+fn checkpoint_messages(l: &Latest) -> Result<Option<Decoded>, String> {
     let kind = l.kind.as_deref().unwrap_or("(none)");
     if kind != "msgpack" {
         return Err(format!(
@@ -206,11 +228,15 @@ fn checkpoint_messages(l: &Latest) -> Result<Option<Vec<Value>>, String> {
     let Some(values) = decode::get_mut(&mut checkpoint, "channel_values") else {
         return Err("no `channel_values` in the checkpoint".into());
     };
+    let next = next_nodes(values);
     let Some(messages) = decode::get_mut(values, "messages") else {
         return Ok(None);
     };
     match std::mem::replace(messages, Value::Nil) {
-        Value::Array(items) => Ok(Some(items)),
+        Value::Array(items) => Ok(Some(Decoded {
+            messages: items,
+            next,
+        })),
         Value::Ext(decode::EXT_DELTA_SNAPSHOT, _) => {
             Err("the `messages` channel is a delta channel, which toolmend does not read".into())
         }
@@ -221,6 +247,28 @@ fn checkpoint_messages(l: &Latest) -> Result<Option<Vec<Value>>, String> {
     }
 }
 
+/// The nodes a checkpoint has triggered but not run: a trigger channel (`branch:to:NODE`,
+/// `__start__`) keeps a value only until its node runs; `__pregel_tasks` holds `Send`s.
+fn next_nodes(values: &Value) -> Vec<String> {
+    let Some(entries) = values.as_map() else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|(k, v)| {
+            let k = k.as_str()?;
+            match k {
+                "__start__" => Some(k.to_string()),
+                "__pregel_tasks" => v
+                    .as_array()
+                    .is_some_and(|a| !a.is_empty())
+                    .then(|| "a Send task".to_string()),
+                _ => k.strip_prefix("branch:to:").map(str::to_string),
+            }
+        })
+        .collect()
+}
+
 /// What the pending writes of a checkpoint say.
 #[derive(Default)]
 struct Pending {
@@ -228,6 +276,8 @@ struct Pending {
     interrupted: bool,
     /// Messages written to `messages` by finished tasks, with their task id.
     messages: Vec<(String, serde_json::Value)>,
+    /// Writes of any channel (a new checkpoint would leave them behind).
+    writes: usize,
 }
 
 fn pending_writes(conn: &Connection, l: &Latest) -> Result<Result<Pending, String>, Error> {
@@ -250,6 +300,7 @@ fn pending_writes(conn: &Connection, l: &Latest) -> Result<Result<Pending, Strin
         )?
         .collect::<Result<Vec<_>, _>>()?;
     let mut p = Pending::default();
+    p.writes = rows.len();
     for (task, idx, channel, kind, value) in rows {
         match channel.as_str() {
             "__interrupt__" => p.interrupted = true,
