@@ -299,8 +299,10 @@ fn pending_writes(conn: &Connection, l: &Latest) -> Result<Result<Pending, Strin
             },
         )?
         .collect::<Result<Vec<_>, _>>()?;
-    let mut p = Pending::default();
-    p.writes = rows.len();
+    let mut p = Pending {
+        writes: rows.len(),
+        ..Pending::default()
+    };
     for (task, idx, channel, kind, value) in rows {
         match channel.as_str() {
             "__interrupt__" => p.interrupted = true,
