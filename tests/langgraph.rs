@@ -151,7 +151,7 @@ fn check_writes_nothing_and_exits_one() {
     let before = checkpoints(&db);
     let out = toolmend(&["repair", "--check"], &db);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("would get a new checkpoint"));
+    assert!(text(&out.stderr).contains(": would be repaired"));
     assert_eq!(checkpoints(&db), before);
     let plain = toolmend(&["repair"], &db);
     assert_eq!(plain.status.code(), Some(2));

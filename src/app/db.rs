@@ -94,15 +94,12 @@ pub fn repair(
         ));
     }
     let verb = if write.dry_run {
-        "would get"
+        "would be repaired"
     } else {
-        "repaired:"
+        "repaired"
     };
     for loc in &done.repaired {
-        super::say(format_args!(
-            "{name}: {} {verb} a new checkpoint",
-            esc(&loc.to_string())
-        ));
+        super::say(format_args!("{name}: {}: {verb}", esc(&loc.to_string())));
     }
     if changed {
         let rows = if write.dry_run {
@@ -117,7 +114,7 @@ pub fn repair(
             done.untouched
         ));
     }
-    if !done.left.is_empty() {
+    if !done.left.is_empty() && !write.dry_run {
         let after = if write.dry_run {
             ""
         } else {
