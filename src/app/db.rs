@@ -91,16 +91,12 @@ pub fn repair(
         ));
     }
     let verb = if write.dry_run {
-        "would get"
+        "would be repaired"
     } else {
-        "repaired:"
+        "repaired"
     };
     for loc in &done.repaired {
-        let writes = store::by_name(loc.store).map_or("a repair", |s| s.writes());
-        super::say(format_args!(
-            "{name}: {} {verb} {writes}",
-            esc(&loc.to_string())
-        ));
+        super::say(format_args!("{name}: {}: {verb}", esc(&loc.to_string())));
     }
     if changed {
         let rows = if write.dry_run {
@@ -115,7 +111,7 @@ pub fn repair(
             done.untouched
         ));
     }
-    if !done.left.is_empty() {
+    if !done.left.is_empty() && !write.dry_run {
         let after = if write.dry_run {
             ""
         } else {

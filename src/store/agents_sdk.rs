@@ -88,10 +88,6 @@ impl Store for AgentsSdkStore {
         &OpenAiResponses
     }
 
-    fn writes(&self) -> &'static str {
-        "output items, its later rows written again after them"
-    }
-
     fn paused_note(&self, n: usize) -> String {
         format!("{n} call(s) not judged: after the last message, perhaps waiting for approval")
     }

@@ -75,10 +75,6 @@ impl Store for CrushStore {
         &OpenAiChat
     }
 
-    fn writes(&self) -> &'static str {
-        "a `tool` message with an error result per call"
-    }
-
     fn paused_note(&self, n: usize) -> String {
         format!("{n} call(s) not judged: in the last exchange, perhaps still running")
     }

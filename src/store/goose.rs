@@ -105,10 +105,6 @@ impl Store for GooseStore {
         &OpenAiChat
     }
 
-    fn writes(&self) -> &'static str {
-        "its rows rewritten with error responses"
-    }
-
     fn paused_note(&self, n: usize) -> String {
         format!(
             "{n} call(s) not judged: in the last exchange, perhaps still running or waiting for confirmation"

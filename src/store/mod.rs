@@ -47,11 +47,6 @@ pub trait Store: Sync {
         None
     }
 
-    /// What a repair of one conversation writes, for the repair summary.
-    fn writes(&self) -> &'static str {
-        "a new checkpoint"
-    }
-
     /// What `n` calls of [`Messages::paused`] are, for `detect`.
     fn paused_note(&self, n: usize) -> String {
         format!("paused on an interrupt ({n} call(s) waiting for a human)")

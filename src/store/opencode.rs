@@ -113,10 +113,6 @@ impl Store for OpenCodeStore {
         &OpenAiChat
     }
 
-    fn writes(&self) -> &'static str {
-        "its in-flight tool parts marked aborted"
-    }
-
     fn paused_note(&self, n: usize) -> String {
         format!(
             "{n} call(s) not judged: still running (in the last message) or running in the background"

@@ -1,6 +1,7 @@
 """Build a LangGraph SQLite checkpoint database the way real runs leave one.
 
-Usage: python make_threads.py DB
+Usage: python make_threads.py DB            (an SQLite file: SqliteSaver)
+       python make_threads.py postgres://…  (PostgresSaver)
 
 A model stub (no network) answers with AIMessages carrying tool_calls; a ToolNode runs them;
 one tool asks a human through interrupt(). Four threads:
@@ -13,18 +14,39 @@ one tool asks a human through interrupt(). Four threads:
 - paused: the tool called interrupt() and waits for a human answer.
 """
 
-import sys
+import contextlib
 import sqlite3
-
-from langgraph.checkpoint.sqlite import SqliteSaver
+import sys
 
 from graph import build
 
 
-def main(path: str) -> None:
-    conn = sqlite3.connect(path, check_same_thread=False)
-    saver = SqliteSaver(conn)
-    graph = build(saver)
+@contextlib.contextmanager
+def saver_for(target: str):
+    """SqliteSaver for a file, PostgresSaver (tables set up) for a postgres:// URL."""
+    if target.startswith(("postgres://", "postgresql://")):
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        with PostgresSaver.from_conn_string(target) as saver:
+            saver.setup()
+            yield saver
+    else:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        conn = sqlite3.connect(target, check_same_thread=False)
+        try:
+            yield SqliteSaver(conn)
+        finally:
+            conn.close()
+
+
+def main(target: str) -> None:
+    with saver_for(target) as saver:
+        make(build(saver))
+
+
+def make(graph) -> None:
+    """The four threads."""
 
     def cfg(thread):
         return {"configurable": {"thread_id": thread}}
@@ -48,8 +70,6 @@ def main(path: str) -> None:
 
     # Paused on interrupt(): the `ask_human` tool waits for an answer.
     graph.invoke({"messages": [("user", "ask me first")]}, cfg("paused"))
-
-    conn.close()
 
 
 if __name__ == "__main__":
