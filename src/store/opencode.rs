@@ -41,6 +41,12 @@ pub struct OpenCodeStore(pub Family);
 
 const COLUMNS: &[&str] = &["id", "session_id", "time_created", "time_updated", "data"];
 
+/// One message as stored: its id and role.
+struct Msg {
+    id: String,
+    role: String,
+}
+
 /// One part as stored.
 struct Part {
     id: String,
@@ -57,8 +63,8 @@ impl OpenCodeStore {
         stmt.query_map([], |r| r.get(0))?.collect()
     }
 
-    /// The session's messages in OpenCode's order, each with its parts in order.
-    fn read(conn: &Connection, session: &str) -> rusqlite::Result<Vec<(String, Vec<Part>)>> {
+    /// The session's messages in OpenCode's order (id, role), each with its parts in order.
+    fn read(conn: &Connection, session: &str) -> rusqlite::Result<Vec<(Msg, Vec<Part>)>> {
         let mut messages = conn.prepare(
             "SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id",
         )?;
@@ -69,7 +75,11 @@ impl OpenCodeStore {
             .query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         let mut out = Vec::new();
-        for (id, _) in ids {
+        for (id, data) in ids {
+            let role = serde_json::from_str::<Value>(&data)
+                .ok()
+                .and_then(|m| m["role"].as_str().map(str::to_string))
+                .unwrap_or_default();
             let rows: Vec<(String, String)> = parts
                 .query_map([&id, session], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
@@ -81,7 +91,7 @@ impl OpenCodeStore {
                     data,
                 })
                 .collect();
-            out.push((id, parts));
+            out.push((Msg { id, role }, parts));
         }
         Ok(out)
     }
@@ -183,9 +193,10 @@ impl Store for OpenCodeStore {
 
 /// A session as chat messages: text parts are the content, tool parts the calls, finished tool
 /// parts also their results.
-fn render(messages: &[(String, Vec<Part>)]) -> Result<super::Messages, String> {
+fn render(messages: &[(Msg, Vec<Part>)]) -> Result<super::Messages, String> {
     let mut chat = Chat::default();
-    for (n, (id, parts)) in messages.iter().enumerate() {
+    for (n, (msg, parts)) in messages.iter().enumerate() {
+        let id = &msg.id;
         if let Some(bad) = parts.iter().find(|p| !p.value.is_object()) {
             return Err(format!("part `{}` of message `{id}` is not JSON", bad.id));
         }
@@ -195,7 +206,7 @@ fn render(messages: &[(String, Vec<Part>)]) -> Result<super::Messages, String> {
             .filter_map(|p| p.value["text"].as_str())
             .collect();
         let tools: Vec<&Part> = parts.iter().filter(|p| p.value["type"] == "tool").collect();
-        if tools.is_empty() {
+        if msg.role != "assistant" {
             chat.user(id, text);
             continue;
         }

@@ -20,7 +20,7 @@ fn sdk(python: &std::path::Path, action: &str, db: &std::path::Path) -> String {
 }
 
 #[test]
-fn an_unanswered_call_gets_its_output_appended_and_the_sdk_sends_both() {
+fn an_unanswered_call_gets_its_output_after_its_call_run_and_the_sdk_sends_both() {
     let Some(python) = app("venvs/agents/bin/python") else {
         return;
     };
