@@ -1,5 +1,6 @@
 //! Databases: session stores that keep conversations in SQLite (LangGraph checkpointers, and
-//! others behind the same [`Store`] trait).
+//! others behind the same [`Store`] trait), and LangGraph's PostgreSQL tables, read only
+//! ([`postgres`]).
 //!
 //! A store is recognised from an open, read-only connection ([`Store::recognise`]). It lists
 //! its conversations ([`Store::conversations`]), each rendered as a JSON message list in a
@@ -11,6 +12,7 @@
 
 mod langgraph;
 pub mod pipeline;
+pub mod postgres;
 pub mod safety;
 pub mod sqlite;
 
@@ -140,6 +142,9 @@ pub enum Error {
     /// SQLite said no.
     #[error("{0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL said no.
+    #[error("{0}")]
+    Postgres(#[from] ::postgres::Error),
     /// Another connection is writing (TM017); nothing was written.
     #[error("TM017 store-busy: {0}; nothing written (try again when the app is idle, or --force)")]
     Busy(String),
