@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # LangGraph's PostgresSaver tables, linted through a postgres:// URL against a real PostgreSQL
 # server: installed from Debian when missing, started on 127.0.0.1 in a throw-away data
-# directory, stopped on exit. Needs the LangGraph environment of .ci/langgraph.sh.
+# directory, stopped on exit. The test makes (and drops) its own database. Needs the
+# LangGraph environment of .ci/langgraph.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,8 +30,7 @@ echo "== PostgreSQL on 127.0.0.1:$port"
 "${as_pg[@]}" "$bin/initdb" -D "$data/db" -U toolmend --auth=trust >/dev/null
 "${as_pg[@]}" "$bin/pg_ctl" -D "$data/db" -l "$data/log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $data" start >/dev/null
-"${as_pg[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U toolmend langgraph
 
 echo "== LangGraph PostgresSaver tables: lint through postgres://"
-TOOLMEND_PG_URL="postgres://toolmend@127.0.0.1:$port/langgraph" \
+TOOLMEND_PG_URL="postgres://toolmend@127.0.0.1:$port/postgres" \
     cargo test --locked --test langgraph_postgres

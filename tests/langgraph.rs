@@ -274,6 +274,48 @@ fn a_held_write_lock_is_reported_and_nothing_is_written() {
 }
 
 #[test]
+fn a_subgraph_namespace_is_linted_but_not_repaired() {
+    let (_dir, db) = copy("threads.db");
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "UPDATE checkpoints SET checkpoint_ns = 'inner:1' WHERE thread_id = 'broken-crash'; \
+         UPDATE writes SET checkpoint_ns = 'inner:1' WHERE thread_id = 'broken-crash';",
+    )
+    .unwrap();
+    drop(conn);
+    let f = findings(&db);
+    let inner: Vec<_> = f
+        .iter()
+        .filter(|f| f["checkpoint_ns"] == "inner:1")
+        .collect();
+    assert_eq!(inner.len(), 2);
+    assert!(inner.iter().all(|f| f["fix"].is_null()));
+    let before = checkpoints(&db);
+    assert!(toolmend(&["repair", "--in-place"], &db).status.success());
+    let new: Vec<_> = checkpoints(&db)
+        .into_iter()
+        .filter(|c| !before.contains(c))
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(new, ["broken-stopped"]);
+}
+
+#[test]
+fn force_waits_for_the_write_lock() {
+    let (_dir, db) = copy("threads.db");
+    let app = Connection::open(&db).unwrap();
+    app.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        app.execute_batch("COMMIT").unwrap();
+    });
+    let out = toolmend(&["repair", "--in-place", "--force"], &db);
+    release.join().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(findings(&db).is_empty());
+}
+
+#[test]
 fn a_growing_wal_is_reported_and_nothing_is_written() {
     let (_dir, db) = copy("threads.db");
     let before = checkpoints(&db);

@@ -11,20 +11,36 @@ use toolmend::render::escape_control as esc;
 use toolmend::repair::RepairOptions;
 use toolmend::store::{self, Content, pipeline};
 
-/// Whether an input is a database (an SQLite header; any extension).
+/// Whether an input is a database: an SQLite header (any extension) or a `postgres://` URL.
 pub fn is_database(input: &toolmend::io::inputs::Input) -> bool {
-    input.path.as_deref().is_some_and(store::sqlite::is_sqlite)
+    postgres_url(input).is_some() || input.path.as_deref().is_some_and(store::sqlite::is_sqlite)
 }
 
-/// Lint a database read-only. An SQLite file with no known store is an error.
+/// The `postgres://` URL an input names, if it names one.
+pub fn postgres_url(input: &toolmend::io::inputs::Input) -> Option<&str> {
+    input
+        .path
+        .as_deref()
+        .and_then(|p| p.to_str())
+        .filter(|s| store::postgres::is_url(s))
+}
+
+/// Lint a database read-only: an SQLite file, or a `postgres://` URL. A database with no
+/// known store is an error.
 pub fn lint(path: &Path, name: &str, options: &LintOptions) -> Result<pipeline::Report> {
-    let conn = store::sqlite::open_read_only(path)
-        .with_context(|| format!("{}: cannot open the database", esc(name)))?;
-    let report = pipeline::lint(name, &conn, options)
-        .with_context(|| format!("{}: cannot read the database", esc(name)))?;
+    let report = match path.to_str().filter(|s| store::postgres::is_url(s)) {
+        Some(url) => store::postgres::lint(url, name, options)
+            .with_context(|| format!("{}: cannot read the database", esc(name)))?,
+        None => {
+            let conn = store::sqlite::open_read_only(path)
+                .with_context(|| format!("{}: cannot open the database", esc(name)))?;
+            pipeline::lint(name, &conn, options)
+                .with_context(|| format!("{}: cannot read the database", esc(name)))?
+        }
+    };
     report.ok_or_else(|| {
         anyhow!(
-            "{}: an SQLite database, but no session store toolmend knows (known: {})",
+            "{}: a database, but no session store toolmend knows (known: {})",
             esc(name),
             store::all()
                 .iter()
@@ -38,7 +54,12 @@ pub fn lint(path: &Path, name: &str, options: &LintOptions) -> Result<pipeline::
 /// `detect` for a database: the store, why, and each conversation.
 pub fn detect(path: &Path, name: &str, options: &LintOptions, out: &mut dyn Write) -> Result<()> {
     let report = lint(path, name, options)?;
-    writeln!(out, "{} (SQLite database: {})", esc(name), report.store)?;
+    let kind = if path.to_str().is_some_and(store::postgres::is_url) {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+    writeln!(out, "{} ({kind} database: {})", esc(name), report.store)?;
     writeln!(out, "  why: {}", esc(&report.why))?;
     for (i, c) in report.conversations.iter().enumerate() {
         let place = esc(&c.stored.location.to_string());
@@ -79,6 +100,9 @@ pub fn repair(
     quiet: bool,
 ) -> Result<bool> {
     let name = esc(name);
+    if path.to_str().is_some_and(store::postgres::is_url) {
+        anyhow::bail!("{name}: PostgreSQL stores are linted only (read-only); nothing written");
+    }
     let done = pipeline::repair(path, lint_options, options, write)
         .with_context(|| format!("{name}: not repaired"))?;
     let changed = !done.repaired.is_empty();

@@ -33,7 +33,7 @@ pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
 /// its header says SQLite.
 pub const DATABASE_EXTENSIONS: &[&str] = &["db", "sqlite", "sqlite3"];
 
-/// Expand PATHS (none means standard input). Problems (missing files, unreadable
+/// Expand PATHS (none means standard input; a `postgres://` URL is taken as it is). Problems (missing files, unreadable
 /// directories, broken links, sockets) are returned beside the inputs so that the others can
 /// still be processed. A path named explicitly may be a pipe (`<(zcat log.gz)`); inside
 /// directories only regular files with a known extension are taken (databases only when
@@ -53,6 +53,13 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
             inputs.push(Input {
                 name: "-".into(),
                 path: None,
+            });
+            continue;
+        }
+        if let Some(url) = p.to_str().filter(|s| crate::store::postgres::is_url(s)) {
+            inputs.push(Input {
+                name: crate::store::postgres::redact(url),
+                path: Some(p.clone()),
             });
             continue;
         }

@@ -1,5 +1,6 @@
 //! Databases: session stores that keep conversations in SQLite (LangGraph checkpointers,
-//! OpenCode/Kilo, Crush, Goose, the OpenAI Agents SDK) behind one [`Store`] trait.
+//! OpenCode/Kilo, Crush, Goose, the OpenAI Agents SDK) behind one [`Store`] trait, and
+//! LangGraph's PostgreSQL tables, read only ([`postgres`]).
 //!
 //! A store is recognised from an open, read-only connection ([`Store::recognise`]). It lists
 //! its conversations ([`Store::conversations`]), each rendered as a JSON message list in a
@@ -16,6 +17,7 @@ pub mod goose;
 mod langgraph;
 pub mod opencode;
 pub mod pipeline;
+pub mod postgres;
 pub mod safety;
 pub mod sqlite;
 
@@ -169,6 +171,9 @@ pub enum Error {
     /// SQLite said no.
     #[error("{0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL said no.
+    #[error("{0}")]
+    Postgres(#[from] ::postgres::Error),
     /// Another connection is writing (TM017); nothing was written.
     #[error("TM017 store-busy: {0}; nothing written (try again when the app is idle, or --force)")]
     Busy(String),

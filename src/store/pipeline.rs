@@ -7,6 +7,7 @@ use std::path::Path;
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::analysis::Defect;
+use crate::dialect::Dialect;
 use crate::finding::Finding;
 use crate::lint::{self, Analysed, LintOptions};
 use crate::read::{Format, ReadOptions};
@@ -67,26 +68,41 @@ pub fn lint(name: &str, conn: &Connection, options: &LintOptions) -> Result<Opti
     }))
 }
 
-/// Read and lint every conversation (inside one read transaction: one consistent snapshot).
+/// Read and lint every conversation of a store.
 fn read_all(
     name: &str,
     conn: &Connection,
     store: &dyn Store,
     options: &LintOptions,
 ) -> Result<Vec<Linted>, Error> {
-    let stored = store.conversations(conn)?;
-    Ok(stored
+    Ok(lint_stored(
+        name,
+        store.dialect(),
+        store.conversations(conn)?,
+        options,
+    ))
+}
+
+/// Lint conversations read from any store (SQLite or not) whose messages are in `dialect`.
+pub fn lint_stored(
+    name: &str,
+    dialect: &'static dyn Dialect,
+    stored: Vec<Stored>,
+    options: &LintOptions,
+) -> Vec<Linted> {
+    let options = store_options(dialect, options);
+    stored
         .into_iter()
         .enumerate()
-        .map(|(index, s)| lint_one(name, store, index, s, options))
-        .collect())
+        .map(|(index, s)| lint_one(name, index, s, &options))
+        .collect()
 }
 
 /// The lint options for a store's rendered messages: its dialect, one JSON array.
-fn store_options(store: &dyn Store, options: &LintOptions) -> LintOptions {
+fn store_options(dialect: &'static dyn Dialect, options: &LintOptions) -> LintOptions {
     LintOptions {
         read: ReadOptions {
-            dialect: Some(store.dialect()),
+            dialect: Some(dialect),
             at: None,
             format: Some(Format::Json),
             ..options.read.clone()
@@ -95,13 +111,7 @@ fn store_options(store: &dyn Store, options: &LintOptions) -> LintOptions {
     }
 }
 
-fn lint_one(
-    name: &str,
-    store: &dyn Store,
-    index: usize,
-    stored: Stored,
-    options: &LintOptions,
-) -> Linted {
+fn lint_one(name: &str, index: usize, stored: Stored, options: &LintOptions) -> Linted {
     let messages = match &stored.content {
         Content::Unreadable(why) => {
             let mut f = Finding::new(Rule::UnreadableRecord, name, why.clone());
@@ -115,7 +125,7 @@ fn lint_one(
         }
         Content::Messages(m) => m,
     };
-    let mut analysed = lint::analyse(name, &messages.json, &store_options(store, options));
+    let mut analysed = lint::analyse(name, &messages.json, options);
     // Calls a human is being asked about are paused, not dangling.
     for defects in &mut analysed.defects {
         defects.retain(|d| !is_paused(d, messages));

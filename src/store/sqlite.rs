@@ -8,9 +8,13 @@ use rusqlite::{Connection, OpenFlags};
 /// The 16 bytes every SQLite 3 database file starts with.
 pub const HEADER: &[u8; 16] = b"SQLite format 3\0";
 
-/// Whether the file at `path` starts with the SQLite header (any extension). A file that
+/// Whether the file at `path` starts with the SQLite header (any extension). Only regular
+/// files are looked at: sniffing a pipe would eat the bytes the log reader needs. A file that
 /// cannot be read is not SQLite here; reading it as a log then reports the error.
 pub fn is_sqlite(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))

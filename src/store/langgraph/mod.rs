@@ -8,6 +8,7 @@
 
 mod decode;
 mod ids;
+pub mod postgres;
 mod sqlite;
 mod thread;
 mod update;

@@ -95,7 +95,16 @@ impl Store for LangGraphSqlite {
             let writes = pending_writes(conn, &l)?;
             let content = match thread::messages(&l.checkpoint_id, checkpoint_messages(&l), &writes)
             {
-                Some(Ok(m)) => Content::Messages(m),
+                Some(Ok(mut m)) => {
+                    if !l.checkpoint_ns.is_empty() {
+                        m.read_only.get_or_insert_with(|| {
+                            "it is a subgraph's state (namespace), which its parent graph \
+                             writes; repair the parent thread instead"
+                                .into()
+                        });
+                    }
+                    Content::Messages(m)
+                }
                 Some(Err(why)) => Content::Unreadable(why),
                 None => continue,
             };
