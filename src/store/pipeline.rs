@@ -75,12 +75,13 @@ fn read_all(
     store: &dyn Store,
     options: &LintOptions,
 ) -> Result<Vec<Linted>, Error> {
-    Ok(lint_stored(
-        name,
-        store.dialect(),
-        store.conversations(conn)?,
-        options,
-    ))
+    let mut linted = lint_stored(name, store.dialect(), store.conversations(conn)?, options);
+    for l in &mut linted {
+        for f in &mut l.findings {
+            told_by_app(store, f);
+        }
+    }
+    Ok(linted)
 }
 
 /// Lint conversations read from any store (SQLite or not) whose messages are in `dialect`.
@@ -132,7 +133,7 @@ fn lint_one(name: &str, index: usize, stored: Stored, options: &LintOptions) -> 
     }
     let findings = lint::findings(name, &analysed)
         .into_iter()
-        .map(|f| told_by_app(store, at_store(f, index, &stored, messages)))
+        .map(|f| at_store(f, index, &stored, messages))
         .collect();
     Linted {
         stored,
@@ -147,7 +148,7 @@ fn is_paused(d: &Defect, messages: &Messages) -> bool {
 }
 
 /// A dangling call told as the owning app treats it, when the store says how.
-fn told_by_app(store: &dyn Store, mut f: Finding) -> Finding {
+fn told_by_app(store: &dyn Store, f: &mut Finding) {
     if let (Rule::DanglingToolCall, Some(note)) = (f.rule, store.dangling_note()) {
         let quoted = |s: &Option<String>| {
             s.as_deref()
@@ -164,7 +165,6 @@ fn told_by_app(store: &dyn Store, mut f: Finding) -> Finding {
             not_repaired.unwrap_or_default()
         );
     }
-    f
 }
 
 /// A finding of the rendered messages, placed in the store.
