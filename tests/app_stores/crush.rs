@@ -152,3 +152,23 @@ fn an_unanswered_call_gets_an_error_tool_message_where_crush_writes_one() {
     assert_eq!(lint(&db), ["TM001 t1"]);
     assert!(repair(&db).rows == 0, "a second repair changes nothing");
 }
+
+#[test]
+fn nothing_is_written_while_crush_holds_the_write_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crush.db");
+    make(&db);
+    let app = Connection::open(&db).unwrap();
+    app.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let before = dump(&db);
+    let err = toolmend::store::pipeline::repair(
+        &db,
+        &Default::default(),
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("TM017"), "{err}");
+    app.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(dump(&db), before);
+}

@@ -140,3 +140,35 @@ fn a_rewrite_that_fails_half_way_leaves_the_database_as_it_was() {
     assert!(err.to_string().contains("refused"), "{err}");
     assert_eq!(dump(&db), before);
 }
+
+#[test]
+fn the_command_line_lints_repairs_and_lints_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    make(&db);
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolmend"))
+            .args(args)
+            .arg(&db)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code(), text)
+    };
+    let (code, text) = run(&["detect"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("SQLite database: goose"), "{text}");
+    let (code, text) = run(&["lint"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("thread 20261201_1") && text.contains("TM001"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Goose drops the unanswered request"),
+        "{text}"
+    );
+    assert_eq!(run(&["repair", "--in-place"]).0, Some(0));
+    let (code, text) = run(&["lint"]);
+    assert_eq!(code, Some(0), "{text}");
+}
