@@ -70,3 +70,18 @@ fn an_unanswered_call_gets_its_output_after_its_call_run_and_the_sdk_sends_both(
     let report = sdk(&python, "check", &db);
     assert!(report.contains("call_m1"), "{report}");
 }
+
+#[test]
+fn an_advanced_session_is_linted_but_never_rewritten() {
+    let Some(python) = app("venvs/agents/bin/python") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("advanced.db");
+    sdk(&python, "advanced", &db);
+    // Its `message_structure` rows point at row ids: the finding has no fix, nothing is written.
+    assert_eq!(lint(&db), ["TM001 call_m1"]);
+    let before = dump(&db);
+    assert_eq!(repair(&db).rows, 0);
+    assert_eq!(dump(&db), before);
+}
