@@ -20,7 +20,7 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::Value;
 
-use super::apps::{Slot, columns, has, layout, py_dumps};
+use super::apps::{Slot, columns, has, layout, owned, py_dumps};
 use super::{Content, Error, Location, Mended, Messages, Store, Stored};
 use crate::dialect::{Dialect, OpenAiResponses};
 
@@ -162,7 +162,7 @@ impl Store for AgentsSdkStore {
                                 t.messages
                             ),
                             [key],
-                            |r| Ok((r.get(0)?, r.get(1)?)),
+                            |r| Ok((r.get(0)?, owned(r, 1)?)),
                         )
                         .optional()?
                         .ok_or_else(|| fail(format!("row {key} is gone")))?;

@@ -116,6 +116,26 @@ pub fn placeholder(m: &Value) -> Option<(&str, &str)> {
     Some((m["tool_call_id"].as_str()?, m["content"].as_str()?))
 }
 
+/// Column `i` of `row` as an owned value; TEXT that is not UTF-8 is an error here (rusqlite's
+/// own conversion to an owned value panics on it).
+pub fn owned(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<rusqlite::types::Value> {
+    use rusqlite::types::{FromSqlError, Value as Sql, ValueRef};
+    Ok(match row.get_ref(i)? {
+        ValueRef::Text(t) => Sql::Text(
+            std::str::from_utf8(t)
+                .map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        i,
+                        rusqlite::types::Type::Text,
+                        Box::new(FromSqlError::Other(Box::new(e))),
+                    )
+                })?
+                .to_string(),
+        ),
+        other => Sql::from(other),
+    })
+}
+
 /// Whether `table` has every one of `columns` (see [`super::sqlite::has_columns`]).
 pub fn has(conn: &Connection, table: &str, columns: &[&str]) -> bool {
     super::sqlite::has_columns(conn, table, columns)
@@ -287,6 +307,15 @@ mod tests {
             rows: rows.iter().map(|r| Some(r.to_string())).collect(),
             ..Messages::default()
         }
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_an_error_not_a_panic() {
+        let conn = Connection::open_in_memory().unwrap();
+        let got = conn.query_row("SELECT CAST(x'ff00' AS TEXT), 7", [], |r| {
+            Ok((owned(r, 0).is_err(), owned(r, 1)?))
+        });
+        assert_eq!(got.unwrap(), (true, rusqlite::types::Value::Integer(7)));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, Transaction};
 use serde_json::{Value, json};
 
-use super::apps::{Chat, Slot, columns, has, layout, placeholder};
+use super::apps::{Chat, Slot, columns, has, layout, owned, placeholder};
 use super::{Content, Error, Location, Mended, Store, Stored};
 use crate::dialect::{Dialect, OpenAiChat};
 
@@ -48,7 +48,7 @@ impl Rows {
         let rows = stmt
             .query_map([session], |r| {
                 let values = (1..=columns.len())
-                    .map(|i| r.get::<_, Sql>(i))
+                    .map(|i| owned(r, i))
                     .collect::<Result<_, _>>()?;
                 Ok((r.get(0)?, values))
             })?
