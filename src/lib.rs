@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod batches;
 pub mod dialect;
+pub mod edit;
 pub mod finding;
 pub mod io;
 pub mod json;

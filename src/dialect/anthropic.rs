@@ -12,9 +12,9 @@
 //! it, and no existing byte changes.
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, role_message, string};
 use super::layout::{member_names, ordered, sorts_keys};

@@ -24,9 +24,9 @@
 //! call left dangling before one would not be replayed; it is still reported.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::Message;
-use crate::repair::{Edit, RepairCx};
 
 use super::layout::{member_names, order_keys};
 use super::openai_responses::{

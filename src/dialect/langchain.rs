@@ -4,9 +4,9 @@
 //! providers are sent as calls too); results are ToolMessages with `tool_call_id`.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::RepairCx;
 
 use super::common::string;
 use super::{Dialect, ReadCx};

@@ -15,9 +15,9 @@ mod openai_responses;
 mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Message, Pos, Span, pointer_token};
-use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;

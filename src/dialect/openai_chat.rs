@@ -2,9 +2,9 @@
 //! carrying `tool_call_id`, in the contiguous run right after the assistant message.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::RepairCx;
 
 use super::common::{role_message, string};
 use super::layout::member_names;

@@ -35,9 +35,9 @@
 //! unknown item fields.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::string;
 use super::layout::{keys_sorted, member_names, ordered};

@@ -4,9 +4,6 @@
 //! by default; unsafe ones (dropping or converting orphans, resolving duplicates, re-id) only
 //! when a policy asks. Every byte outside the edits is kept.
 
-mod cx;
-mod edit;
-
 use std::collections::BTreeMap;
 
 use crate::analysis::{CallAt, Defect, Window};
@@ -14,62 +11,9 @@ use crate::dialect::Dialect;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
 
-pub use cx::RepairCx;
-pub use edit::{Edit, EditSet};
-
-/// The seed's placeholder text.
-pub const SEED_PLACEHOLDER: &str = "[Tool call was interrupted and did not return a result.]";
-
-/// What to do with orphan results (TM002).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OrphanPolicy {
-    /// Leave them (default).
-    #[default]
-    Keep,
-    /// Delete them (unsafe).
-    Drop,
-    /// Turn them into a plain note that keeps their content (unsafe).
-    Note,
-}
-
-/// Which of several results for one call to keep (TM004).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DuplicatePolicy {
-    /// Keep the first result, drop the later ones.
-    KeepFirst,
-    /// Keep the last result, in the place of the first.
-    KeepLast,
-}
-
-/// Options of a repair.
-#[derive(Debug, Clone)]
-pub struct RepairOptions {
-    /// Placeholder text template (`{id}`, `{name}`).
-    pub placeholder: String,
-    /// Add a synthetic marker field where the dialect allows extra fields.
-    pub mark_synthetic: bool,
-    /// Orphan policy.
-    pub orphans: OrphanPolicy,
-    /// Duplicate-result policy (`None`: leave duplicates).
-    pub duplicates: Option<DuplicatePolicy>,
-    /// Give a later duplicate call id (TM005) a new deterministic id, with its result.
-    pub reid: bool,
-    /// Seed compatibility: placeholders right after the calling message, before its results.
-    pub before_results: bool,
-}
-
-impl Default for RepairOptions {
-    fn default() -> Self {
-        RepairOptions {
-            placeholder: SEED_PLACEHOLDER.to_string(),
-            mark_synthetic: false,
-            orphans: OrphanPolicy::Keep,
-            duplicates: None,
-            reid: false,
-            before_results: false,
-        }
-    }
-}
+pub use crate::edit::{
+    DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
+};
 
 /// What the repair of one conversation fixed.
 #[derive(Debug, Default)]
@@ -202,7 +146,7 @@ pub fn plan(
     {
         return plan;
     }
-    let sample = cx::first_result(conv);
+    let sample = crate::edit::first_result(conv);
     // A context for the calling message `owner`, inserting after message `anchor`.
     let cx_at = |owner: usize, anchor: usize| -> RepairCx<'_> {
         RepairCx {
