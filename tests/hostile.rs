@@ -501,6 +501,10 @@ fn escapes_log() -> Vec<u8> {
     b.extend_from_slice(
         b"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"raw\x1b[5m\x07\r\",\"function\":{\"name\":\"g\x1b]0;title\x07\"}}]}\n",
     );
+    // A right-to-left override that would show `send_email` reversed after it.
+    b.extend_from_slice(
+        "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"bidi\u{202e}liame_dnes\",\"function\":{\"name\":\"h\"}}]}\n".as_bytes(),
+    );
     b
 }
 
@@ -525,11 +529,16 @@ fn terminal_escapes_from_a_log_are_neutralised() {
             );
         }
         let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            !out.contains('\u{202e}'),
+            "{format}: raw bidi override in {out}"
+        );
+        assert!(out.contains(r"bidi\u{202e}liame_dnes"), "{format}: {out}");
         assert!(out.contains(r"\u{1b}[31mRED\u{7}\r\n"), "{format}: {out}");
         assert!(out.contains(r"raw\u{1b}[5m\u{7}\r"), "{format}: {out}");
         if format == "github" {
             // One annotation per finding, nothing split over lines.
-            assert_eq!(out.lines().count(), 2, "{out}");
+            assert_eq!(out.lines().count(), 3, "{out}");
             assert!(out.lines().all(|l| l.starts_with("::error file=")), "{out}");
         }
     }

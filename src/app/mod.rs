@@ -155,19 +155,15 @@ pub fn say(line: std::fmt::Arguments<'_>) {
 fn rules() -> Result<Status> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{:<6} {:<28} {:<8} fix", "code", "name", "severity")?;
-    for r in toolmend::rules::Rule::ALL {
-        let fix = match r.fix() {
-            Some(toolmend::rules::Applicability::Safe) => "safe",
-            Some(toolmend::rules::Applicability::Unsafe) => "unsafe",
-            None => "none",
-        };
+    for r in toolmend::rules::TABLE {
         writeln!(
             out,
-            "{:<6} {:<28} {:<8} {fix:<7} {}",
-            r.code(),
-            r.name(),
-            format!("{:?}", r.severity()).to_lowercase(),
-            r.summary()
+            "{:<6} {:<28} {:<8} {:<11} {}",
+            r.code,
+            r.name,
+            format!("{:?}", r.severity).to_lowercase(),
+            r.fixes.label(),
+            r.summary
         )?;
     }
     Ok(Status::Clean)

@@ -117,6 +117,10 @@ impl Dialect for CodexRollout {
         insert_outputs(self, cx, calls)
     }
 
+    fn can_note(&self) -> bool {
+        true
+    }
+
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let text = note_text(cx, msg, true)?;
         let payload = J::obj([

@@ -152,6 +152,10 @@ impl Dialect for Gemini {
         Some(vec![cx.insert_after(cx.owner, &[content])])
     }
 
+    fn can_note(&self) -> bool {
+        true
+    }
+
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let r = msg.results.first()?;
         let part = parse(&cx.src[r.span.start..r.span.end]).ok()?;

@@ -89,6 +89,11 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// Whether [`Dialect::note`] is written for this dialect (so `--orphans note` is offered).
+    fn can_note(&self) -> bool {
+        false
+    }
+
     /// The provider's own words for a defect (quoted in the finding's message), if known.
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         let _ = defect;

@@ -257,6 +257,10 @@ impl Dialect for OpenAiResponses {
         insert_outputs(self, cx, calls)
     }
 
+    fn can_note(&self) -> bool {
+        true
+    }
+
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let text = note_text(cx, msg, false)?;
         let tree = cx.reparse(msg)?;

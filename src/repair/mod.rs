@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::dialect::Dialect;
+use crate::fix::fix_for;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
+use crate::rules::Applicability;
 
 pub use crate::edit::{
     DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
@@ -170,6 +172,13 @@ pub fn plan(
     };
     // A context placed at one message, for the fixes that replace or remove it.
     let plain_cx = |at: usize| cx_at(at, at);
+    // Only the fixes `lint` offers, each in the pass of its applicability.
+    let offered: Vec<Option<Applicability>> = defects
+        .iter()
+        .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
+        .collect();
+    let safe = |i: usize| offered[i] == Some(Applicability::Safe);
+    let unsafe_ = |i: usize| offered[i] == Some(Applicability::Unsafe);
 
     // Safe: moves into the window first (they go right after the existing results), then
     // placeholders, grouped per calling message in call order.
@@ -182,6 +191,9 @@ pub fn plan(
             } => (call, result),
             _ => continue,
         };
+        if !safe(i) {
+            continue;
+        }
         let msg = &conv.messages[result.message];
         if !result.result.whole_message || !msg.calls.is_empty() {
             if let Some(group) = dialect.move_block(&cx_for(call.message), call, result)
@@ -204,7 +216,9 @@ pub fn plan(
 
     let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
     for (i, d) in defects.iter().enumerate() {
-        if let Defect::Dangling { call, .. } = d {
+        if let Defect::Dangling { call, .. } = d
+            && safe(i)
+        {
             dangling.entry(call.message).or_default().push((i, call));
         }
     }
@@ -223,7 +237,7 @@ pub fn plan(
     }
 
     // Unsafe, by policy.
-    for (i, d) in defects.iter().enumerate() {
+    for (i, d) in defects.iter().enumerate().filter(|(i, _)| unsafe_(*i)) {
         let group = match d {
             Defect::Orphan {
                 result,
