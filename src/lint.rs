@@ -35,6 +35,18 @@ pub struct Analysed {
     pub options: LintOptions,
 }
 
+impl Analysed {
+    /// Every finding, in reading order; `path` names the document in them.
+    pub fn findings(&self, path: &str) -> Vec<Finding> {
+        findings(path, self)
+    }
+
+    /// Calls and dangling calls per tool name.
+    pub fn tool_stats(&self) -> BTreeMap<String, ToolStats> {
+        tool_stats(self)
+    }
+}
+
 /// Per tool name: calls seen and calls left dangling.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ToolStats {

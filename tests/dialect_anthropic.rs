@@ -6,7 +6,7 @@ pub mod common;
 
 use common::anthropic_strict as strict;
 use common::{api, docs, files, pinned};
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 const SET: &str = "anthropic";
 

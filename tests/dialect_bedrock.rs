@@ -7,7 +7,7 @@ pub mod common;
 use common::bedrock_strict as strict;
 use common::{api, pinned};
 use serde_json::Value;
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 const SET: &str = "bedrock";
 

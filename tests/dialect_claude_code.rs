@@ -13,7 +13,7 @@ use common::api::{self, analyse, codes, repair_with, repaired};
 use common::docs::lines;
 use common::files;
 use serde_json::Value;
-use toolmend::repair::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, RepairOptions};
 
 const SET: &str = "claude-code";
 

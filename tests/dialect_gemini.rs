@@ -8,7 +8,7 @@ use common::api::{code_ids, dialects, findings, repair_with, repaired, with_orph
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
-use toolmend::repair::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, RepairOptions};
 
 const SET: &str = "gemini";
 

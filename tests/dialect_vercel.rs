@@ -10,7 +10,7 @@ use common::api::{code_ids, dialects, findings, repair_with, with_orphans};
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
-use toolmend::repair::{DuplicatePolicy, OrphanPolicy, RepairOptions};
+use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions};
 
 const SET: &str = "vercel-ai";
 

@@ -4,8 +4,8 @@ pub mod common;
 
 use common::api;
 use common::files;
-use toolmend::repair::{OrphanPolicy, RepairOptions};
-use toolmend::rules::{Applicability, Rule};
+use toolmend::{Applicability, Rule};
+use toolmend::{OrphanPolicy, RepairOptions};
 
 /// Every fixture file that is an input (not a pinned output).
 fn fixture_inputs() -> Vec<std::path::PathBuf> {

@@ -4,8 +4,6 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
-use toolmend::render::Format;
-
 /// Find and repair broken tool-call pairing in stored LLM conversation logs.
 #[derive(Debug, Parser)]
 #[command(name = "toolmend", version, about, long_about = None)]
@@ -90,14 +88,42 @@ pub enum InputFormat {
     Jsonl,
 }
 
+/// The output formats for findings (the library's `render::Format`, as a flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Readable lines with a summary (coloured on a terminal).
+    Human,
+    /// One JSON array of finding objects.
+    Json,
+    /// One finding object per line.
+    Jsonl,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+impl From<OutputFormat> for toolmend::render::Format {
+    fn from(f: OutputFormat) -> Self {
+        use toolmend::render::Format;
+        match f {
+            OutputFormat::Human => Format::Human,
+            OutputFormat::Json => Format::Json,
+            OutputFormat::Jsonl => Format::Jsonl,
+            OutputFormat::Github => Format::Github,
+            OutputFormat::Sarif => Format::Sarif,
+        }
+    }
+}
+
 /// `toolmend lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
     /// Colour the human format.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -9,11 +9,10 @@ mod simulate_cmd;
 
 use std::io::{IsTerminal, Write};
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, bail};
 
 use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
-use toolmend::lint::LintOptions;
-use toolmend::read::{Format, ReadOptions};
+use toolmend::{Format, Options as LintOptions, ReadOptions};
 
 /// Exit statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,25 +90,25 @@ pub fn load(
 
 /// Library options from the input arguments.
 pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
-    let dialect = match &a.dialect {
-        Some(name) => Some(toolmend::dialect::by_name(name).ok_or_else(|| {
-            anyhow!(
-                "unknown dialect `{name}` (expected one of: {})",
-                toolmend::dialect::names().join(", ")
-            )
-        })?),
-        None => None,
+    let mut read = ReadOptions {
+        dialect: None,
+        at: a.at.clone(),
+        max_line_bytes: a.max_line_bytes,
+        format: a.input_format.map(|f| match f {
+            InputFormat::Json => Format::Json,
+            InputFormat::Jsonl => Format::Lines,
+        }),
     };
+    if let Some(name) = &a.dialect
+        && !toolmend::force_dialect(&mut read, name)
+    {
+        bail!(
+            "unknown dialect `{name}` (expected one of: {})",
+            toolmend::dialect_names().join(", ")
+        );
+    }
     Ok(LintOptions {
-        read: ReadOptions {
-            dialect,
-            at: a.at.clone(),
-            max_line_bytes: a.max_line_bytes,
-            format: a.input_format.map(|f| match f {
-                InputFormat::Json => Format::Json,
-                InputFormat::Jsonl => Format::Lines,
-            }),
-        },
+        read,
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
     })
@@ -155,7 +154,7 @@ pub fn say(line: std::fmt::Arguments<'_>) {
 fn rules() -> Result<Status> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{:<6} {:<28} {:<8} fix", "code", "name", "severity")?;
-    for r in toolmend::rules::TABLE {
+    for r in toolmend::RULES {
         writeln!(
             out,
             "{:<6} {:<28} {:<8} {:<11} {}",

@@ -440,3 +440,22 @@ pub(crate) fn provider_error(defect: &Defect) -> Option<String> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    #[test]
+    fn chat_messages_and_message_items_are_never_claimed() {
+        let chat = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]"#;
+        let tree = parse(chat).unwrap();
+        for node in tree.children(tree.root()) {
+            assert_eq!(OpenAiResponses.claims(&tree, node), None);
+        }
+        // An item with a role is a message, never claimed: only call, output, reasoning and
+        // server items are.
+        let message = parse(br#"{"type":"message","role":"assistant","content":[]}"#).unwrap();
+        assert_eq!(OpenAiResponses.claims(&message, message.root()), None);
+    }
+}

@@ -17,7 +17,7 @@ pub use crate::terminal::escape_control;
 pub use human::summary_line;
 
 /// The output formats for findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Readable lines with a summary (coloured on a terminal).
     Human,

@@ -37,10 +37,19 @@ pub struct Repaired {
     pub placeholders: usize,
     /// Defects fixed by the first round, per conversation (indices into each defect list).
     pub fixed: Vec<Vec<usize>>,
-    /// Defects fixed by further rounds (see [`document`]).
+    /// Defects fixed by further rounds (fixes held back by a conflict in an earlier round).
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
+}
+
+impl Analysed {
+    /// Repair the document `src` this analysis was made of: the safe fixes, and the unsafe
+    /// ones `options` ask for. Fixes that conflict in one round are made in the next, over the
+    /// repaired bytes, so repairing the output again changes nothing.
+    pub fn repair(&self, src: &[u8], options: &RepairOptions) -> Repaired {
+        document(src, self, options)
+    }
 }
 
 /// Rounds of repair at most (see [`document`]).

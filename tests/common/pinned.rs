@@ -2,7 +2,7 @@
 //! byte for byte with its pinned expected file (see [`files`]), check the findings before and
 //! after, and check that a second repair changes nothing.
 
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 use std::path::Path;
 
