@@ -4,19 +4,15 @@
 //! shown for `simulate` is checked the same way.
 
 use std::path::Path;
-use std::process::Command;
+
+pub mod common;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn run(args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolmend"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = common::bin::run(root(), args);
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),

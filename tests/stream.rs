@@ -23,7 +23,7 @@ fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn streaming_matches_whole_file_reading() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    jsonl_files(&root.join("tests/fixtures"), &mut files);
+    jsonl_files(&root.join("fixtures"), &mut files);
     jsonl_files(&root.join("../shared/corpus"), &mut files);
     files.sort();
     assert!(files.len() >= 10, "only {} JSON Lines files", files.len());
