@@ -18,7 +18,7 @@ pub struct LintOptions {
     pub read: ReadOptions,
     /// Only the last N messages of each conversation.
     pub tail: Option<usize>,
-    /// Reproduce the seed middleware's check (`--profile deerflow`).
+    /// Reproduce DeerFlow's `DanglingToolCallMiddleware` check (`--profile deerflow`).
     pub deerflow: bool,
 }
 

@@ -149,7 +149,7 @@ pub struct LintArgs {
     pub hitl: HitlArgs,
 }
 
-/// The tool sets of the batch-replay model (SPEC §6), for TM008 and `simulate`.
+/// The tool sets of the batch-replay model, for TM008 and `simulate`.
 #[derive(Debug, Args)]
 pub struct HitlArgs {
     /// Tools whose body calls interrupt() (e.g. ask_user_question). For `lint`, giving this
@@ -185,7 +185,7 @@ pub enum ModeArg {
 pub enum SimFormat {
     /// Per call started/completed under each strategy, double executions highlighted.
     Table,
-    /// The SPEC §6 JSON object.
+    /// One JSON object: per batch, per strategy, the runs of every call.
     Json,
     /// Mermaid sequence diagrams of the passes (Markdown).
     Mermaid,
@@ -198,7 +198,7 @@ pub struct SimulateArgs {
     /// Histories: every model message with two or more tool calls is a batch.
     #[arg(value_name = "HISTORY")]
     pub histories: Vec<PathBuf>,
-    /// A scenario file (SPEC §6 JSON: mode, direct, interrupting, guard, approval, calls).
+    /// A scenario file (JSON: mode, direct, interrupting, guard, approval, calls).
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
     /// An ad-hoc batch: tool names in call order (ids c1, c2, …).

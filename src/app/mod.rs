@@ -114,7 +114,7 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
     })
 }
 
-/// The replay model's tool sets from flags (SPEC §6 defaults applied).
+/// The replay model's tool sets from flags (the replay model's defaults applied).
 pub fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
     toolmend::simulate::SetOptions {
         mode: a.mode.map(|m| match m {

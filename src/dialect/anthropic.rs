@@ -261,7 +261,7 @@ pub(super) fn new_user_message(cx: &RepairCx<'_>, blocks: Vec<J>) -> Edit {
 }
 
 /// Insert `blocks` into the content array of the user message `next` at the element index
-/// chosen by `position` (after its existing results; the front with the seed profile's
+/// chosen by `position` (after its existing results; the front with `--profile deerflow`'s
 /// `before_results`), in the array's own layout. `None` when its content is not an array.
 pub(super) fn merge_blocks(
     cx: &RepairCx<'_>,

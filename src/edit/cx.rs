@@ -53,7 +53,7 @@ impl<'a> RepairCx<'a> {
         }
     }
 
-    /// The tool name as a JSON value (`"unknown"` when missing, as the seed does).
+    /// The tool name as a JSON value (`"unknown"` when missing, as DeerFlow writes it).
     pub fn name_value(&self, call: &Call) -> J {
         J::str(call.name.clone().unwrap_or_else(|| "unknown".into()))
     }

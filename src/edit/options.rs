@@ -1,6 +1,6 @@
 //! The options of a repair that dialects read while they write a fix.
 
-/// The seed's placeholder text.
+/// The default placeholder text (DeerFlow's, so logs repaired by either read alike).
 pub const SEED_PLACEHOLDER: &str = "[Tool call was interrupted and did not return a result.]";
 
 /// What to do with orphan results (TM002).

@@ -170,7 +170,7 @@ pub fn plan(
             sample,
         }
     };
-    // Results go after the owner's answer window (or right after it, for the seed profile).
+    // Results go after the owner's answer window (or right after it, for `--profile deerflow`).
     let cx_for = |owner: usize| -> RepairCx<'_> {
         let anchor = if options.before_results {
             owner
