@@ -1,6 +1,6 @@
 //! Many files on many threads: what is printed and written is the same as with one thread.
 
-mod common;
+pub mod common;
 
 use std::path::Path;
 
