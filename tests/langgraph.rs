@@ -69,7 +69,13 @@ fn threads_of(findings: &[serde_json::Value]) -> Vec<String> {
 #[test]
 fn lints_exactly_the_two_broken_threads_and_names_their_places() {
     let (_dir, db) = copy("threads.db");
+    let bytes = std::fs::read(&db).unwrap();
     let f = findings(&db);
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "lint wrote to the database"
+    );
     assert_eq!(threads_of(&f), BROKEN);
     assert!(f.iter().all(|f| f["code"] == "TM001"));
     let calls: Vec<&str> = f.iter().map(|f| f["call_id"].as_str().unwrap()).collect();
@@ -328,7 +334,7 @@ fn a_growing_wal_is_reported_and_nothing_is_written() {
         while !stop_writer.load(std::sync::atomic::Ordering::Relaxed) {
             app.execute("INSERT INTO app_log VALUES (randomblob(500))", [])
                 .unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     });
     std::thread::sleep(std::time::Duration::from_millis(100));

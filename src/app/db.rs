@@ -6,9 +6,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 
-use toolmend::lint::LintOptions;
-use toolmend::render::escape_control as esc;
-use toolmend::repair::RepairOptions;
+use toolmend::Options as LintOptions;
+use toolmend::RepairOptions;
+use toolmend::escape_control as esc;
 use toolmend::store::{self, Content, pipeline};
 
 /// Whether an input is a database: an SQLite header (any extension) or a `postgres://` URL.

@@ -6,18 +6,15 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, anyhow};
 
-use toolmend::finding::Finding;
-use toolmend::lint::{self, LintOptions, ToolStats};
-use toolmend::read::Format;
 use toolmend::render::{self, Totals};
-use toolmend::rules::{self, Rule};
 use toolmend::simulate::ToolSets;
-use toolmend::stream;
+use toolmend::{Finding, Format, Options as LintOptions, Rule, ToolStats};
 
 use super::args::LintArgs;
 use toolmend::io::inputs;
 use toolmend::render::escape_control as esc;
 
+use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color, tool_sets};
 
 pub fn run(a: LintArgs) -> Result<Status> {
@@ -25,49 +22,62 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let selected: Vec<Rule> = if a.select.is_empty() {
         Rule::ALL.to_vec()
     } else {
-        rules::select(&a.select).map_err(|e| anyhow!(e))?
+        toolmend::select_rules(&a.select).map_err(|e| anyhow!(e))?
     };
-    let ignored = rules::select(&a.ignore).map_err(|e| anyhow!(e))?;
+    let ignored = toolmend::select_rules(&a.ignore).map_err(|e| anyhow!(e))?;
     // TM008 is on only when interrupting tools are named (plain lint stays quiet).
     let hitl = a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl));
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
-    for input in &inputs {
-        let one = match check(input, &options, hitl.as_ref()) {
-            Ok(one) => one,
-            Err(e) => {
-                errors.push(e);
-                continue;
+    let work = Work::new(a.input.threads, !a.input.no_progress)?;
+    work.each(
+        &inputs,
+        |input, meter| check(input, &options, hitl.as_ref(), meter),
+        |input, one| {
+            let one = match one {
+                Ok(one) => one,
+                Err(e) => {
+                    errors.push(e);
+                    return Ok(());
+                }
+            };
+            totals.files += 1;
+            totals.conversations += one.conversations;
+            totals.calls += one.calls;
+            if a.explain_detection {
+                let name = esc(&input.name);
+                for line in &one.detections {
+                    super::say(format_args!("{name}: {}", esc(line)));
+                }
             }
-        };
-        totals.files += 1;
-        totals.conversations += one.conversations;
-        totals.calls += one.calls;
-        if a.explain_detection {
-            let name = esc(&input.name);
-            for line in &one.detections {
-                super::say(format_args!("{name}: {}", esc(line)));
+            for (tool, s) in one.stats {
+                let e = stats.entry(tool).or_default();
+                e.calls += s.calls;
+                e.dangling += s.dangling;
             }
-        }
-        for (tool, s) in one.stats {
-            let e = stats.entry(tool).or_default();
-            e.calls += s.calls;
-            e.dangling += s.dangling;
-        }
-        findings.extend(
-            one.findings
-                .into_iter()
-                .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
-        );
-    }
+            findings.extend(
+                one.findings
+                    .into_iter()
+                    .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
+            );
+            Ok(())
+        },
+    )?;
     let color = stdout_color(a.color);
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.statistics {
-        render::statistics(a.format, &stats, &mut out)?;
+        render::statistics(a.format.into(), &stats, &mut out)?;
     } else {
-        render::findings(a.format, &findings, &totals, color, a.quiet, &mut out)?;
+        render::findings(
+            a.format.into(),
+            &findings,
+            &totals,
+            color,
+            a.quiet,
+            &mut out,
+        )?;
     }
     out.flush()?;
     drop(out);
@@ -92,7 +102,12 @@ struct One {
 
 /// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
 /// needs the whole file (`--tail`, `--profile`, TM008).
-fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) -> Result<One> {
+fn check(
+    input: &inputs::Input,
+    options: &LintOptions,
+    hitl: Option<&ToolSets>,
+    meter: &Meter,
+) -> Result<One> {
     if let Some(path) = input.path.as_deref()
         && super::db::is_database(input)
     {
@@ -112,14 +127,14 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             Some(p) => {
                 let file = std::fs::File::open(p)
                     .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?;
-                stream::lint_lines(
+                toolmend::lint_lines(
                     &input.name,
-                    std::io::BufReader::with_capacity(1 << 16, file),
+                    std::io::BufReader::with_capacity(1 << 16, meter.reader(file)),
                     options,
                 )
                 .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?
             }
-            None => stream::lint_lines(&input.name, std::io::stdin().lock(), options)
+            None => toolmend::lint_lines(&input.name, std::io::stdin().lock(), options)
                 .context("cannot read standard input")?,
         };
         let mut detections: Vec<String> = report
@@ -140,7 +155,8 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         });
     }
     let loaded = inputs::load(input)?;
-    let analysed = lint::analyse(&input.name, &loaded, options);
+    meter.add(loaded.len() as u64);
+    let analysed = toolmend::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
     detections.extend(analysed.doc.conversations.iter().map(|c| {
         format!(
@@ -152,20 +168,16 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             c.detection
         )
     }));
-    let mut findings = lint::findings(&input.name, &analysed);
+    let mut findings = analysed.findings(&input.name);
     if let Some(sets) = hitl {
-        findings.extend(toolmend::batches::hitl_findings(
-            &input.name,
-            &analysed,
-            sets,
-        ));
+        findings.extend(toolmend::hitl_findings(&input.name, &analysed, sets));
         findings.sort_by_key(|f| (f.line, f.column, f.rule));
     }
     Ok(One {
         findings,
         conversations: analysed.doc.conversations.len(),
         calls: analysed.calls_checked,
-        stats: lint::tool_stats(&analysed),
+        stats: analysed.tool_stats(),
         detections,
     })
 }
@@ -179,7 +191,7 @@ fn check_database(path: &std::path::Path, name: &str, options: &LintOptions) -> 
         .iter()
         .filter_map(|c| c.analysed.as_ref())
     {
-        for (tool, s) in lint::tool_stats(a) {
+        for (tool, s) in a.tool_stats() {
             let e = stats.entry(tool).or_default();
             e.calls += s.calls;
             e.dangling += s.dangling;

@@ -22,10 +22,10 @@ pub mod safety;
 pub mod sqlite;
 
 use rusqlite::{Connection, Transaction};
-use serde::Serialize;
 
 use crate::dialect::Dialect;
 
+pub use crate::finding::StoreLocation as Location;
 pub use langgraph::LangGraphSqlite;
 
 /// A kind of session store kept in a database.
@@ -81,39 +81,6 @@ pub fn recognise(conn: &Connection) -> Option<(&'static dyn Store, String)> {
 /// The store named `name`.
 pub fn by_name(name: &str) -> Option<&'static dyn Store> {
     all().iter().copied().find(|s| s.name() == name)
-}
-
-/// Where a conversation (or one of its messages) lives in a store.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Location {
-    /// The store kind, e.g. `langgraph-sqlite`.
-    pub store: &'static str,
-    /// The thread or session id.
-    pub thread_id: String,
-    /// The checkpoint namespace (LangGraph; empty for the root graph).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint_ns: Option<String>,
-    /// The checkpoint the messages were read from (LangGraph).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint_id: Option<String>,
-    /// The row or record of one message (e.g. a message id), when the store has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub row: Option<String>,
-}
-
-/// `thread t1 checkpoint 1f…` (the row is shown with its message, see
-/// [`crate::finding::Finding::place_in_store`]).
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "thread {}", self.thread_id)?;
-        if let Some(ns) = self.checkpoint_ns.as_deref().filter(|n| !n.is_empty()) {
-            write!(f, " ns {ns}")?;
-        }
-        if let Some(id) = &self.checkpoint_id {
-            write!(f, " checkpoint {id}")?;
-        }
-        Ok(())
-    }
 }
 
 /// One conversation of a store, as read.

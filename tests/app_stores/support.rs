@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use rusqlite::types::Value;
-use toolmend::lint::LintOptions;
-use toolmend::repair::RepairOptions;
+use toolmend::Options as LintOptions;
+use toolmend::RepairOptions;
 use toolmend::store::{self, pipeline, sqlite};
 
 /// Every row of every table (rowid first), rendered as text, per table.
