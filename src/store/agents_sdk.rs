@@ -204,12 +204,44 @@ impl Store for AgentsSdkStore {
     }
 }
 
+/// Why the session cannot be repaired by inserting rows, if an output sits behind a message
+/// that closed its call's run (its repair would move stored rows).
+fn output_away_from_its_call(items: &[Value]) -> Option<String> {
+    let mut run: Vec<&str> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for item in items {
+        if !in_call_run(item) {
+            run.clear();
+            continue;
+        }
+        let Some(id) = item["call_id"].as_str() else {
+            continue;
+        };
+        if item["type"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("_output"))
+        {
+            if !run.contains(&id) && seen.contains(&id) {
+                return Some(format!(
+                    "the output of `{id}` is stored behind a later message; toolmend only \
+                     inserts rows into this store"
+                ));
+            }
+        } else {
+            run.push(id);
+            seen.push(id);
+        }
+    }
+    None
+}
+
 /// A session's items as one JSON array; calls after its last message item are paused.
 fn render(rows: &[(i64, String)], read_only: Option<String>) -> Result<Messages, String> {
     let items = rows
         .iter()
         .map(|(id, data)| serde_json::from_str::<Value>(data).map_err(|e| format!("row {id}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
+    let read_only = read_only.or_else(|| output_away_from_its_call(&items));
     let tail = items
         .iter()
         .rposition(|i| !in_call_run(i))
@@ -225,4 +257,23 @@ fn render(rows: &[(i64, String)], read_only: Option<String>) -> Result<Messages,
         paused,
         read_only,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_output_behind_a_later_message_makes_the_session_read_only() {
+        let call =
+            json!({"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"});
+        let output = json!({"type": "function_call_output", "call_id": "c1", "output": "x"});
+        let user = json!({"role": "user", "content": "next"});
+        let reasoning = json!({"type": "reasoning", "id": "rs_1", "summary": []});
+        let ok = [call.clone(), reasoning, output.clone(), user.clone()];
+        assert!(output_away_from_its_call(&ok).is_none());
+        let late = [call, user, output];
+        assert!(output_away_from_its_call(&late).unwrap().contains("`c1`"));
+    }
 }

@@ -51,13 +51,46 @@ impl Chat {
         self.paused.push(id.to_string());
     }
 
+    /// Why the session cannot be repaired by inserting rows, if a result is not in the run of
+    /// results right after its call's message.
+    fn result_away_from_its_call(&self) -> Option<String> {
+        let mut run: Vec<&str> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for m in &self.messages {
+            match m["role"].as_str() {
+                Some("tool") => {
+                    let id = m["tool_call_id"].as_str().unwrap_or_default();
+                    if !run.contains(&id) && seen.contains(&id) {
+                        return Some(format!(
+                            "the result of `{id}` is stored away from its call; toolmend only \
+                             inserts rows into this store"
+                        ));
+                    }
+                }
+                _ => {
+                    run = m["tool_calls"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|c| c["id"].as_str())
+                        .collect();
+                    seen.extend(&run);
+                }
+            }
+        }
+        None
+    }
+
     fn push(&mut self, row: &str, m: Value) {
         self.messages.push(m);
         self.rows.push(Some(row.to_string()));
     }
 
-    /// The rendered messages for the ordinary lint.
+    /// The rendered messages for the ordinary lint. A session where a result sits away from
+    /// its call is linted but not repaired: its repair would move stored rows, and the stores
+    /// only insert them.
     pub fn finish(self, read_only: Option<String>) -> Messages {
+        let read_only = read_only.or_else(|| self.result_away_from_its_call());
         Messages {
             json: Value::Array(self.messages).to_string().into_bytes(),
             rows: self.rows,
@@ -307,6 +340,22 @@ mod tests {
             rows: rows.iter().map(|r| Some(r.to_string())).collect(),
             ..Messages::default()
         }
+    }
+
+    #[test]
+    fn a_result_away_from_its_call_makes_the_session_read_only() {
+        let mut chat = Chat::default();
+        chat.assistant(
+            "m1",
+            String::new(),
+            &[(Some("c1"), Some("f")), (Some("c2"), Some("f"))],
+        );
+        chat.result("m2", Some("c2"), "ok".into());
+        assert!(chat.result_away_from_its_call().is_none());
+        chat.user("m3", "next".into());
+        chat.result("m4", Some("c1"), "late".into());
+        let m = chat.finish(None);
+        assert!(m.read_only.unwrap().contains("`c1`"));
     }
 
     #[test]
