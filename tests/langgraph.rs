@@ -71,7 +71,11 @@ fn lints_exactly_the_two_broken_threads_and_names_their_places() {
     let (_dir, db) = copy("threads.db");
     let bytes = std::fs::read(&db).unwrap();
     let f = findings(&db);
-    assert_eq!(std::fs::read(&db).unwrap(), bytes, "lint wrote to the database");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "lint wrote to the database"
+    );
     assert_eq!(threads_of(&f), BROKEN);
     assert!(f.iter().all(|f| f["code"] == "TM001"));
     let calls: Vec<&str> = f.iter().map(|f| f["call_id"].as_str().unwrap()).collect();
@@ -273,6 +277,92 @@ fn a_held_write_lock_is_reported_and_nothing_is_written() {
     assert_eq!(threads_of(&findings(&db)), BROKEN);
     app.execute_batch("ROLLBACK").unwrap();
     assert_eq!(checkpoints(&db), before);
+}
+
+/// A msgpack blob as LangGraph writes a LangChain message: extension type 5 holding
+/// `(module, class, model_dump(), method)`.
+fn message_blob(module: &str, class: &str, fields: serde_json::Value) -> Vec<u8> {
+    fn value(v: &serde_json::Value) -> rmpv::Value {
+        match v {
+            serde_json::Value::Null => rmpv::Value::Nil,
+            serde_json::Value::String(s) => rmpv::Value::from(s.as_str()),
+            serde_json::Value::Object(m) => rmpv::Value::Map(
+                m.iter()
+                    .map(|(k, v)| (rmpv::Value::from(k.as_str()), value(v)))
+                    .collect(),
+            ),
+            other => panic!("not needed here: {other}"),
+        }
+    }
+    let mut tuple = Vec::new();
+    let parts = rmpv::Value::Array(vec![
+        module.into(),
+        class.into(),
+        value(&fields),
+        "model_validate_json".into(),
+    ]);
+    rmpv::encode::write_value(&mut tuple, &parts).unwrap();
+    let mut out = Vec::new();
+    rmpv::encode::write_value(
+        &mut out,
+        &rmpv::Value::Array(vec![rmpv::Value::Ext(5, tuple)]),
+    )
+    .unwrap();
+    out
+}
+
+fn add_pending_write(db: &Path, thread: &str, blob: &[u8]) {
+    let conn = Connection::open(db).unwrap();
+    conn.execute(
+        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, \
+         type, value) SELECT thread_id, '', MAX(checkpoint_id), 'task-1', 0, 'messages', \
+         'msgpack', ?2 FROM checkpoints WHERE thread_id = ?1",
+        rusqlite::params![thread, blob],
+    )
+    .unwrap();
+}
+
+#[test]
+fn pending_writes_count_as_answers_and_block_the_repair() {
+    let (_dir, db) = copy("threads.db");
+    let answer = message_blob(
+        "langchain_core.messages.tool",
+        "ToolMessage",
+        serde_json::json!({"content": "done", "type": "tool", "tool_call_id": "call_lookup_1",
+                           "name": "lookup", "id": "m1"}),
+    );
+    add_pending_write(&db, "broken-stopped", &answer);
+    let f = findings(&db);
+    let stopped: Vec<_> = f
+        .iter()
+        .filter(|f| f["thread_id"] == "broken-stopped")
+        .collect();
+    // The pending answer is after the new user message: the lookup's result is out of its
+    // window, the other call still dangles; neither is repaired while the write is pending.
+    let codes: Vec<(&str, &str)> = stopped
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap(), f["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [("TM001", "call_again_1"), ("TM003", "call_lookup_1")],
+        "{stopped:?}"
+    );
+    assert!(stopped.iter().all(|f| f["fix"].is_null()));
+    assert_eq!(stopped[1]["row"], "pending write of task task-1");
+}
+
+#[test]
+fn an_unknown_extension_type_in_a_pending_write_is_not_guessed() {
+    let (_dir, db) = copy("threads.db");
+    let odd = message_blob("my_app.state", "Note", serde_json::json!({"text": "hi"}));
+    add_pending_write(&db, "healthy", &odd);
+    let f = findings(&db);
+    let healthy: Vec<_> = f.iter().filter(|f| f["thread_id"] == "healthy").collect();
+    assert_eq!(healthy.len(), 1);
+    assert_eq!(healthy[0]["code"], "TM016");
+    let message = healthy[0]["message"].as_str().unwrap();
+    assert!(message.contains("my_app.state.Note"), "{message}");
 }
 
 #[test]
