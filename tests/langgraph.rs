@@ -57,6 +57,31 @@ fn checkpoints(db: &Path) -> Vec<(String, String)> {
         .unwrap()
 }
 
+/// Every row of both tables, each column quoted (blobs as hex): a repair may add rows,
+/// never change one.
+fn all_rows(db: &Path) -> (Vec<String>, Vec<String>) {
+    let conn = Connection::open(db).unwrap();
+    let dump = |sql: &str| -> Vec<String> {
+        let mut stmt = conn.prepare(sql).unwrap();
+        stmt.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    (
+        dump(
+            "SELECT quote(thread_id) || quote(checkpoint_ns) || quote(checkpoint_id) || \
+             quote(parent_checkpoint_id) || quote(type) || quote(checkpoint) || quote(metadata) \
+             FROM checkpoints ORDER BY 1",
+        ),
+        dump(
+            "SELECT quote(thread_id) || quote(checkpoint_ns) || quote(checkpoint_id) || \
+             quote(task_id) || quote(idx) || quote(channel) || quote(type) || quote(value) \
+             FROM writes ORDER BY 1",
+        ),
+    )
+}
+
 fn threads_of(findings: &[serde_json::Value]) -> Vec<String> {
     let mut t: Vec<String> = findings
         .iter()
@@ -126,6 +151,7 @@ fn detect_names_the_store_why_and_the_paused_thread() {
 fn repair_writes_one_new_checkpoint_per_broken_thread_and_keeps_the_old_ones() {
     let (dir, db) = copy("threads.db");
     let before = checkpoints(&db);
+    let (rows, writes) = all_rows(&db);
     let out = toolmend(&["repair", "--in-place", "--backup", ".bak"], &db);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -133,6 +159,10 @@ fn repair_writes_one_new_checkpoint_per_broken_thread_and_keeps_the_old_ones() {
     assert!(err.contains("2 row(s) written in one transaction"), "{err}");
     let after = checkpoints(&db);
     assert_eq!(after.len(), before.len() + 2);
+    // Nothing else changed: every old row is there byte for byte; no write was touched.
+    let (rows_after, writes_after) = all_rows(&db);
+    assert!(rows.iter().all(|r| rows_after.contains(r)));
+    assert_eq!(writes_after, writes);
     assert!(before.iter().all(|c| after.contains(c)));
     let new: Vec<&(String, String)> = after.iter().filter(|c| !before.contains(c)).collect();
     assert_eq!(new.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), BROKEN);
