@@ -57,6 +57,31 @@ fn checkpoints(db: &Path) -> Vec<(String, String)> {
         .unwrap()
 }
 
+/// Every row of both tables, each column quoted (blobs as hex): a repair may add rows,
+/// never change one.
+fn all_rows(db: &Path) -> (Vec<String>, Vec<String>) {
+    let conn = Connection::open(db).unwrap();
+    let dump = |sql: &str| -> Vec<String> {
+        let mut stmt = conn.prepare(sql).unwrap();
+        stmt.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    (
+        dump(
+            "SELECT quote(thread_id) || quote(checkpoint_ns) || quote(checkpoint_id) || \
+             quote(parent_checkpoint_id) || quote(type) || quote(checkpoint) || quote(metadata) \
+             FROM checkpoints ORDER BY 1",
+        ),
+        dump(
+            "SELECT quote(thread_id) || quote(checkpoint_ns) || quote(checkpoint_id) || \
+             quote(task_id) || quote(idx) || quote(channel) || quote(type) || quote(value) \
+             FROM writes ORDER BY 1",
+        ),
+    )
+}
+
 fn threads_of(findings: &[serde_json::Value]) -> Vec<String> {
     let mut t: Vec<String> = findings
         .iter()
@@ -126,6 +151,7 @@ fn detect_names_the_store_why_and_the_paused_thread() {
 fn repair_writes_one_new_checkpoint_per_broken_thread_and_keeps_the_old_ones() {
     let (dir, db) = copy("threads.db");
     let before = checkpoints(&db);
+    let (rows, writes) = all_rows(&db);
     let out = toolmend(&["repair", "--in-place", "--backup", ".bak"], &db);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -133,6 +159,10 @@ fn repair_writes_one_new_checkpoint_per_broken_thread_and_keeps_the_old_ones() {
     assert!(err.contains("2 row(s) written in one transaction"), "{err}");
     let after = checkpoints(&db);
     assert_eq!(after.len(), before.len() + 2);
+    // Nothing else changed: every old row is there byte for byte; no write was touched.
+    let (rows_after, writes_after) = all_rows(&db);
+    assert!(rows.iter().all(|r| rows_after.contains(r)));
+    assert_eq!(writes_after, writes);
     assert!(before.iter().all(|c| after.contains(c)));
     let new: Vec<&(String, String)> = after.iter().filter(|c| !before.contains(c)).collect();
     assert_eq!(new.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), BROKEN);
@@ -277,6 +307,92 @@ fn a_held_write_lock_is_reported_and_nothing_is_written() {
     assert_eq!(threads_of(&findings(&db)), BROKEN);
     app.execute_batch("ROLLBACK").unwrap();
     assert_eq!(checkpoints(&db), before);
+}
+
+/// A msgpack blob as LangGraph writes a LangChain message: extension type 5 holding
+/// `(module, class, model_dump(), method)`.
+fn message_blob(module: &str, class: &str, fields: serde_json::Value) -> Vec<u8> {
+    fn value(v: &serde_json::Value) -> rmpv::Value {
+        match v {
+            serde_json::Value::Null => rmpv::Value::Nil,
+            serde_json::Value::String(s) => rmpv::Value::from(s.as_str()),
+            serde_json::Value::Object(m) => rmpv::Value::Map(
+                m.iter()
+                    .map(|(k, v)| (rmpv::Value::from(k.as_str()), value(v)))
+                    .collect(),
+            ),
+            other => panic!("not needed here: {other}"),
+        }
+    }
+    let mut tuple = Vec::new();
+    let parts = rmpv::Value::Array(vec![
+        module.into(),
+        class.into(),
+        value(&fields),
+        "model_validate_json".into(),
+    ]);
+    rmpv::encode::write_value(&mut tuple, &parts).unwrap();
+    let mut out = Vec::new();
+    rmpv::encode::write_value(
+        &mut out,
+        &rmpv::Value::Array(vec![rmpv::Value::Ext(5, tuple)]),
+    )
+    .unwrap();
+    out
+}
+
+fn add_pending_write(db: &Path, thread: &str, blob: &[u8]) {
+    let conn = Connection::open(db).unwrap();
+    conn.execute(
+        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, \
+         type, value) SELECT thread_id, '', MAX(checkpoint_id), 'task-1', 0, 'messages', \
+         'msgpack', ?2 FROM checkpoints WHERE thread_id = ?1",
+        rusqlite::params![thread, blob],
+    )
+    .unwrap();
+}
+
+#[test]
+fn pending_writes_count_as_answers_and_block_the_repair() {
+    let (_dir, db) = copy("threads.db");
+    let answer = message_blob(
+        "langchain_core.messages.tool",
+        "ToolMessage",
+        serde_json::json!({"content": "done", "type": "tool", "tool_call_id": "call_lookup_1",
+                           "name": "lookup", "id": "m1"}),
+    );
+    add_pending_write(&db, "broken-stopped", &answer);
+    let f = findings(&db);
+    let stopped: Vec<_> = f
+        .iter()
+        .filter(|f| f["thread_id"] == "broken-stopped")
+        .collect();
+    // The pending answer is after the new user message: the lookup's result is out of its
+    // window, the other call still dangles; neither is repaired while the write is pending.
+    let codes: Vec<(&str, &str)> = stopped
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap(), f["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [("TM001", "call_again_1"), ("TM003", "call_lookup_1")],
+        "{stopped:?}"
+    );
+    assert!(stopped.iter().all(|f| f["fix"].is_null()));
+    assert_eq!(stopped[1]["row"], "pending write of task task-1");
+}
+
+#[test]
+fn an_unknown_extension_type_in_a_pending_write_is_not_guessed() {
+    let (_dir, db) = copy("threads.db");
+    let odd = message_blob("my_app.state", "Note", serde_json::json!({"text": "hi"}));
+    add_pending_write(&db, "healthy", &odd);
+    let f = findings(&db);
+    let healthy: Vec<_> = f.iter().filter(|f| f["thread_id"] == "healthy").collect();
+    assert_eq!(healthy.len(), 1);
+    assert_eq!(healthy[0]["code"], "TM016");
+    let message = healthy[0]["message"].as_str().unwrap();
+    assert!(message.contains("my_app.state.Note"), "{message}");
 }
 
 #[test]

@@ -186,10 +186,7 @@ fn at_store(mut f: Finding, index: usize, stored: &Stored, messages: &Messages) 
 }
 
 /// The repaired message list of one linted conversation, or `None` when nothing changes.
-pub fn mend(
-    linted: &Linted,
-    options: &RepairOptions,
-) -> Result<Option<(Mended, repair::Repaired)>, Error> {
+pub fn mend(linted: &Linted, options: &RepairOptions) -> Result<Option<Mended>, Error> {
     let (Some(analysed), Content::Messages(messages)) = (&linted.analysed, &linted.stored.content)
     else {
         return Ok(None);
@@ -207,23 +204,24 @@ pub fn mend(
     let after: Vec<serde_json::Value> = serde_json::from_slice(&repaired.output)
         .map_err(|e| bad(&format!("repaired messages: {e}")))?;
     let mended = match_messages(&before, after);
-    // A paused call is never answered by a repair.
+    // A paused call is never answered by a repair: no new message names its id (whatever
+    // the dialect's key for it).
     for m in &mended.messages {
-        if let MendedMessage::New(v) = m
-            && v.get("tool_call_id")
-                .and_then(|id| id.as_str())
-                .is_some_and(|id| messages.paused.iter().any(|p| p == id))
-        {
-            return Err(bad("the repair answered a paused call; nothing written"));
+        if let MendedMessage::New(v) = m {
+            let text = v.to_string();
+            if messages
+                .paused
+                .iter()
+                .any(|id| text.contains(&serde_json::Value::from(id.as_str()).to_string()))
+            {
+                return Err(bad("the repair answered a paused call; nothing written"));
+            }
         }
     }
-    Ok(Some((
-        Mended {
-            placeholders: repaired.placeholders,
-            ..mended
-        },
-        repaired,
-    )))
+    Ok(Some(Mended {
+        placeholders: repaired.placeholders,
+        ..mended
+    }))
 }
 
 /// Each message of `after` as an original of `before` (equal value, first unused, in order)
@@ -302,7 +300,7 @@ pub fn repair(
     let mut writes = Vec::new();
     for l in &linted {
         match mend(l, options)? {
-            Some((mended, _)) => {
+            Some(mended) => {
                 done.placeholders += mended.placeholders;
                 done.repaired.push(l.stored.location.clone());
                 writes.push((&l.stored, mended));
@@ -335,4 +333,31 @@ pub fn repair(
         .flat_map(|l| l.findings)
         .collect();
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn repaired_messages_map_back_to_the_originals() {
+        let a = json!({"type": "ai", "content": ""});
+        let h = json!({"type": "human", "content": "hi"});
+        let p = json!({"type": "tool", "tool_call_id": "c1"});
+        // Equal originals are matched in order, each once; the rest is new.
+        let mended = match_messages(
+            &[h.clone(), a.clone(), h.clone()],
+            vec![h.clone(), a, p.clone(), h],
+        );
+        assert_eq!(
+            mended.messages,
+            [
+                MendedMessage::Kept(0),
+                MendedMessage::Kept(1),
+                MendedMessage::New(p),
+                MendedMessage::Kept(2)
+            ]
+        );
+    }
 }
