@@ -23,8 +23,14 @@ pub enum Window {
     /// Anywhere after the call, before the next model message (Claude Code).
     BeforeNextAssistant,
     /// Anywhere after the call while only calls, results and other items (reasoning) follow;
-    /// a user, system or plain model message closes it (Responses input items).
+    /// a user, system or plain model message closes it (Responses items sent to a strict
+    /// server such as DeepSeek's).
     CallRun,
+    /// Anywhere after the call (Responses items sent to OpenAI, which pairs by `call_id`).
+    AfterCall,
+    /// In the next content holding results, after any number of consecutive model contents
+    /// with calls, which it may answer together (Gemini).
+    NextResponseTurn,
 }
 
 /// A call with the index of the model message that made it.
@@ -121,6 +127,14 @@ pub enum Defect {
         /// The result.
         result: ResultAt,
     },
+    /// TM005: a call id used again by a call of a later message, where the provider wants
+    /// every id unique in the request.
+    ReusedCallId {
+        /// The first call with the id.
+        first: CallAt,
+        /// The later call with the same id.
+        call: CallAt,
+    },
 }
 
 impl Defect {
@@ -135,10 +149,12 @@ impl Defect {
             Defect::Misplaced { .. } => 5,
             Defect::DuplicateResult { .. } => 6,
             Defect::MissingResultId { .. } => 7,
+            Defect::ReusedCallId { .. } => 2,
         };
         match self {
             Defect::Dangling { call, .. }
             | Defect::DuplicateCallId { call, .. }
+            | Defect::ReusedCallId { call, .. }
             | Defect::MissingCallId { call }
             | Defect::MissingToolName { call } => (call.holder, 0, call.slot, rank),
             Defect::Orphan { result, .. }
@@ -207,6 +223,8 @@ impl Closed {
 pub struct WalkOptions {
     /// Analyse only the last N messages: results whose call lies before them are not orphans.
     pub tail: bool,
+    /// A call id used again by a later message is a defect (the provider wants unique ids).
+    pub unique_ids: bool,
 }
 
 /// The incremental ordered walk over one conversation.
@@ -224,6 +242,8 @@ pub struct Walker {
     tentative: IdMap<VecDeque<(CallAt, usize)>>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: IdMap<VecDeque<ResultAt>>,
+    /// The first call of each id (kept only when ids must be unique).
+    first_calls: IdMap<CallAt>,
     /// The model messages whose answer windows are open.
     owners: Vec<usize>,
     defects: Vec<Defect>,
@@ -240,6 +260,7 @@ impl Walker {
             closed: IdMap::default(),
             tentative: IdMap::default(),
             pending: IdMap::default(),
+            first_calls: IdMap::default(),
             owners: Vec::new(),
             defects: Vec::new(),
             calls_checked: 0,
@@ -249,6 +270,8 @@ impl Walker {
     fn in_window(&self, owner: usize, at: usize, result: &ToolResult) -> bool {
         match self.window {
             Window::NextMessage => owner + 1 == at && result.leading,
+            Window::AfterCall => owner < at,
+            Window::NextResponseTurn => result.leading && self.owners.contains(&owner),
             _ => self.owners.contains(&owner),
         }
     }
@@ -260,6 +283,10 @@ impl Walker {
         }
         match self.window {
             Window::ToolRun | Window::NextMessage => msg.role != Role::Tool,
+            Window::NextResponseTurn => {
+                msg.role != Role::Tool && !(msg.role == Role::Assistant && !msg.calls.is_empty())
+            }
+            Window::AfterCall => false,
             Window::BeforeNextAssistant => msg.role == Role::Assistant,
             Window::CallRun => match msg.role {
                 Role::User | Role::System => true,
@@ -279,8 +306,17 @@ impl Walker {
         if self.closes_windows(msg) {
             self.owners.clear();
         }
+        // A response turn answers the model turns before it, and no later message answers
+        // them (Gemini).
+        let answered_turn = self.window == Window::NextResponseTurn
+            && !msg.continuation
+            && !msg.results.is_empty()
+            && msg.calls.is_empty();
         for (slot, result) in msg.results.iter().enumerate() {
             self.result(msg.index, slot, msg.calls.is_empty(), result);
+        }
+        if answered_turn {
+            self.owners.clear();
         }
         let calling = group_owner.unwrap_or(msg.index);
         let mut seen_here: HashMap<&str, usize> = HashMap::new();
@@ -319,6 +355,20 @@ impl Walker {
                 continue;
             } else {
                 seen_here.insert(id, slot);
+                if self.options.unique_ids {
+                    match self.first_calls.get(id) {
+                        Some(first) if first.message != calling => {
+                            self.defects.push(Defect::ReusedCallId {
+                                first: first.clone(),
+                                call: at.clone(),
+                            });
+                        }
+                        Some(_) => {}
+                        None => {
+                            self.first_calls.insert(id.to_string(), at.clone());
+                        }
+                    }
+                }
                 // A call of an earlier model message with this id is still open: it is shadowed.
                 if let Some(queue) = self.open.get_mut(id) {
                     let (earlier, same): (VecDeque<_>, VecDeque<_>) =

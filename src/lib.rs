@@ -23,3 +23,4 @@ pub mod repair;
 pub mod rules;
 pub mod simulate;
 pub mod stream;
+pub mod target;

@@ -21,6 +21,9 @@ pub enum Rule {
     InvalidJson,
     /// TM008: a batch mixing an interrupting tool with direct siblings that would run twice.
     HitlDoubleExecutionRisk,
+    /// TM009: a named file in which no conversation was found, or messages carrying tool keys
+    /// that the dialect they were read as does not read: reported, never repaired.
+    UnrecognizedLog,
 }
 
 /// How serious a finding is.
@@ -45,7 +48,7 @@ pub enum Applicability {
 
 impl Rule {
     /// Every rule, in code order.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 9] = [
         Rule::DanglingToolCall,
         Rule::OrphanToolResult,
         Rule::MisplacedToolResult,
@@ -54,6 +57,7 @@ impl Rule {
         Rule::MissingToolCallId,
         Rule::InvalidJson,
         Rule::HitlDoubleExecutionRisk,
+        Rule::UnrecognizedLog,
     ];
 
     /// The stable code, e.g. `TM001`.
@@ -67,6 +71,7 @@ impl Rule {
             Rule::MissingToolCallId => "TM006",
             Rule::InvalidJson => "TM007",
             Rule::HitlDoubleExecutionRisk => "TM008",
+            Rule::UnrecognizedLog => "TM009",
         }
     }
 
@@ -81,6 +86,7 @@ impl Rule {
             Rule::MissingToolCallId => "missing-tool-call-id",
             Rule::InvalidJson => "invalid-json",
             Rule::HitlDoubleExecutionRisk => "hitl-double-execution-risk",
+            Rule::UnrecognizedLog => "unrecognized-log",
         }
     }
 
@@ -100,7 +106,10 @@ impl Rule {
             Rule::OrphanToolResult | Rule::DuplicateToolResult | Rule::DuplicateToolCallId => {
                 Some(Applicability::Unsafe)
             }
-            Rule::MissingToolCallId | Rule::InvalidJson | Rule::HitlDoubleExecutionRisk => None,
+            Rule::MissingToolCallId
+            | Rule::InvalidJson
+            | Rule::HitlDoubleExecutionRisk
+            | Rule::UnrecognizedLog => None,
         }
     }
 
@@ -111,12 +120,15 @@ impl Rule {
             Rule::OrphanToolResult => "a tool result with no open call of its id",
             Rule::MisplacedToolResult => "a result outside its call's answer window",
             Rule::DuplicateToolResult => "a second result for an answered call",
-            Rule::DuplicateToolCallId => "the same call id twice in one message",
+            Rule::DuplicateToolCallId => {
+                "the same call id twice in one message, or reused where the provider wants unique ids"
+            }
             Rule::MissingToolCallId => "a call or result without an id, or an empty tool name",
             Rule::InvalidJson => "a line or document that is not valid JSON",
             Rule::HitlDoubleExecutionRisk => {
                 "a batch whose direct siblings would re-run after an interrupt"
             }
+            Rule::UnrecognizedLog => "a named file with no conversation, or tool keys left unread",
         }
     }
 
@@ -190,7 +202,7 @@ mod tests {
             select(&["TM001,orphan-tool-result".into()]).unwrap(),
             vec![Rule::DanglingToolCall, Rule::OrphanToolResult]
         );
-        assert_eq!(select(&["tm00".into()]).unwrap().len(), 8);
+        assert_eq!(select(&["tm00".into()]).unwrap().len(), 9);
         assert!(select(&["TM999".into()]).is_err());
     }
 }

@@ -57,8 +57,8 @@ const CASES: &[pinned::Case] = &[
     ),
     (
         "reused_ids.json",
-        &[],
-        &[],
+        &["TM005"],
+        &["TM005"],
         &["messages.5.content.0: id `toolu_01Same` is not unique in the request"],
     ),
 ];

@@ -53,8 +53,8 @@ const CASES: &[pinned::Case] = &[
     ),
     (
         "reused_ids.json",
-        &[],
-        &[],
+        &["TM005"],
+        &["TM005"],
         &["messages.5.content.0.toolUse: toolUseId `tooluse_X` is not unique in the request"],
     ),
 ];

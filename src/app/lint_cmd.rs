@@ -42,6 +42,11 @@ pub fn run(a: LintArgs) -> Result<Status> {
                 continue;
             }
         };
+        // A directory walk passes over JSON that is not a log at all (a package.json).
+        if input.walked && one.skippable {
+            totals.skipped += 1;
+            continue;
+        }
         totals.files += 1;
         totals.conversations += one.conversations;
         totals.calls += one.calls;
@@ -88,6 +93,8 @@ struct One {
     calls: usize,
     stats: BTreeMap<String, ToolStats>,
     detections: Vec<String>,
+    /// Nothing found and nothing log-shaped.
+    skippable: bool,
 }
 
 /// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
@@ -102,7 +109,12 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             }
         }
     };
-    if lines && hitl.is_none() && options.tail.is_none() && !options.deerflow {
+    if lines
+        && hitl.is_none()
+        && options.tail.is_none()
+        && !options.deerflow
+        && starts_as_lines(input, options)
+    {
         let report = match &input.path {
             Some(p) => {
                 let file = std::fs::File::open(p)
@@ -132,6 +144,7 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             calls: report.calls_checked,
             stats: report.stats,
             detections,
+            skippable: report.skippable,
         });
     }
     let loaded = inputs::load(input)?;
@@ -162,5 +175,42 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         calls: analysed.calls_checked,
         stats: lint::tool_stats(&analysed),
         detections,
+        skippable: analysed.doc.skippable(),
     })
+}
+
+/// Does the JSON Lines file `input` start with a line that parses on its own? When it does
+/// not, it may be one pretty-printed document saved as `.jsonl`: it is then read whole (see
+/// [`toolmend::read::one_document`]). Standard input is taken as it is named.
+fn starts_as_lines(input: &inputs::Input, options: &LintOptions) -> bool {
+    use std::io::{BufRead, Read};
+    let Some(path) = &input.path else {
+        return true;
+    };
+    if options.read.format.is_some() {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return true;
+    };
+    let limit = match options.read.max_line_bytes {
+        0 => u64::MAX,
+        n => n as u64 + 1,
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match Read::by_ref(&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(0) | Err(_) => return true,
+            Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Ok(_) => {
+                let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                return toolmend::read::first_line_parses(text);
+            }
+        }
+    }
 }

@@ -11,9 +11,12 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::{Result, anyhow};
 
-use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
+use args::{
+    Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile, TargetArg,
+};
 use toolmend::lint::LintOptions;
 use toolmend::read::{Format, ReadOptions};
+use toolmend::target::Provider;
 
 /// Exit statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +115,13 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
         },
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
+        target: a.target.map(|t| match t {
+            TargetArg::Openai => Provider::OpenAi,
+            TargetArg::Deepseek => Provider::DeepSeek,
+            TargetArg::Anthropic => Provider::Anthropic,
+            TargetArg::Gemini => Provider::Gemini,
+            TargetArg::Bedrock => Provider::Bedrock,
+        }),
     })
 }
 

@@ -49,6 +49,10 @@ pub fn run(a: RepairArgs) -> Result<Status> {
             continue;
         };
         let analysed = lint::analyse(&input.name, &loaded, &lint_opts);
+        // A directory walk passes over JSON that is not a log at all (a package.json).
+        if input.walked && analysed.doc.skippable() {
+            continue;
+        }
         let repaired = repair::document(&loaded, &analysed, &options);
         changed_any |= repaired.changed;
         if !a.quiet {
@@ -105,8 +109,7 @@ pub fn run(a: RepairArgs) -> Result<Status> {
 
 /// Findings of a document, and how many of them the repair fixed.
 fn counts(analysed: &lint::Analysed, repaired: &repair::Repaired) -> (usize, usize) {
-    let total: usize =
-        analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
+    let total = lint::findings("", analysed).len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     (total, fixed)
 }
@@ -135,6 +138,16 @@ impl Tally {
 /// What was done to one document (a clean one is only mentioned when it is the only input).
 fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired, alone: bool) {
     let name = toolmend::render::escape_control(name);
+    // What toolmend cannot read is never repaired: say so, and why.
+    if let Some(why) = lint::findings("", analysed)
+        .into_iter()
+        .find(|f| f.rule == toolmend::rules::Rule::UnrecognizedLog)
+    {
+        super::say(format_args!(
+            "{name}: not repaired (left byte for byte as it is): {}",
+            toolmend::render::escape_control(&why.message)
+        ));
+    }
     let (total, fixed) = counts(analysed, repaired);
     if total == 0 {
         if alone {

@@ -11,6 +11,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::{Edit, RepairCx};
+use crate::target::Provider;
 
 use super::anthropic::{content_blocks, merge_blocks, new_user_message, sample_block};
 use super::common::{object_at, role_message, string};
@@ -27,6 +28,10 @@ impl Dialect for Bedrock {
 
     fn window(&self) -> Window {
         Window::NextMessage
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::Bedrock
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
@@ -103,7 +108,7 @@ impl Dialect for Bedrock {
                 "Bedrock would reject this: \"The number of toolResult blocks at messages.{}.content exceeds the number of toolUse blocks of previous turn.\"",
                 result.message
             ),
-            Defect::DuplicateCallId { call, .. } => format!(
+            Defect::DuplicateCallId { call, .. } | Defect::ReusedCallId { call, .. } => format!(
                 "Bedrock would reject this: \"The toolUse blocks at messages.{}.content contain duplicate Ids: {}\"",
                 call.holder,
                 call.call.id.as_deref().unwrap_or("")

@@ -7,6 +7,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::repair::RepairCx;
+use crate::target::Provider;
 
 use super::common::string;
 use super::{Dialect, ReadCx};
@@ -109,6 +110,10 @@ impl Dialect for LangChain {
 
     fn window(&self) -> Window {
         Window::ToolRun
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::LangGraph
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

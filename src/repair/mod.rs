@@ -157,7 +157,9 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         deferred: false,
     };
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
-        let p = plan(src, conv, dialect_of(conv), defects, options, &mut r.edits);
+        let d = dialect_of(conv);
+        let window = crate::target::judge(d, analysed.options.target).window;
+        let p = plan(src, conv, d, window, defects, options, &mut r.edits);
         r.placeholders += p.placeholders;
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
@@ -166,13 +168,25 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
-/// (for [`Window::CallRun`], also the sibling calls and other items of the same run).
+/// (for [`Window::CallRun`] and [`Window::AfterCall`], also the sibling calls and other items
+/// of the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
+/// response turn answers together).
 pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     let mut end = owner;
+    if window == Window::NextResponseTurn {
+        for m in &conv.messages[owner + 1..] {
+            if m.role != Role::Assistant || m.calls.is_empty() {
+                break;
+            }
+            end = m.index;
+        }
+        return end;
+    }
+    let runs = matches!(window, Window::CallRun | Window::AfterCall);
     for m in &conv.messages[owner + 1..] {
         let inside = m.continuation
             || m.role == Role::Tool
-            || (window == Window::CallRun
+            || (runs
                 && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
         if !inside {
             break;
@@ -186,11 +200,12 @@ pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     end
 }
 
-/// Plan the repair of one conversation.
+/// Plan the repair of one conversation read as `dialect` and judged with answer `window`.
 pub fn plan(
     src: &[u8],
     conv: &Conversation,
     dialect: &dyn Dialect,
+    window: Window,
     defects: &[Defect],
     options: &RepairOptions,
     edits: &mut EditSet,
@@ -198,6 +213,7 @@ pub fn plan(
     let mut plan = Plan::default();
     if conv.container == crate::model::Container::Scattered
         || !conv.foreign.is_empty()
+        || !conv.unread.is_empty()
         || conv.messages.is_empty()
     {
         return plan;
@@ -220,7 +236,7 @@ pub fn plan(
         let anchor = if options.before_results {
             owner
         } else {
-            window_end(conv, owner, dialect.window())
+            window_end(conv, owner, window)
         };
         cx_at(owner, anchor)
     };
@@ -290,6 +306,9 @@ pub fn plan(
             }
             Defect::DuplicateCallId { call, .. } if options.reid => {
                 reid_fix(&cx_for(call.message), dialect, call)
+            }
+            Defect::ReusedCallId { call, .. } if options.reid => {
+                reuse_fix(&cx_for(call.message), dialect, call)
             }
             _ => None,
         };
@@ -364,6 +383,37 @@ fn reid_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<V
         .flat_map(|m| m.results.iter())
         .filter(|r| r.id.as_deref() == Some(id))
         .nth(rank);
+    match result.and_then(|r| r.id_span) {
+        Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
+        None => {
+            let mut renamed = call.clone();
+            renamed.call.id = Some(new_id);
+            renamed.call.id_span = None;
+            edits.extend(dialect.insert_results(cx, &[&renamed])?);
+        }
+    }
+    Some(edits)
+}
+
+/// Give a call that reuses an earlier call's id (where ids must be unique in the request) a
+/// new deterministic id, together with the first result of that id after it (before any later
+/// call of the id); when it has none, a placeholder under the new id goes with it.
+fn reuse_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<Vec<Edit>> {
+    let conv = cx.conv;
+    let id = call.call.id.as_deref()?;
+    let id_span = call.call.id_span?;
+    let new_id = format!("{id}_m{}", call.holder);
+    let token = crate::json::J::str(new_id.clone()).render(&crate::json::Style::default());
+    let mut edits = vec![Edit::replace(id_span.start, id_span.end, token.clone())];
+    let later = &conv.messages[call.holder + 1..];
+    let end = later
+        .iter()
+        .position(|m| m.calls.iter().any(|c| c.id.as_deref() == Some(id)))
+        .unwrap_or(later.len());
+    let result = later[..end]
+        .iter()
+        .flat_map(|m| m.results.iter())
+        .find(|r| r.id.as_deref() == Some(id));
     match result.and_then(|r| r.id_span) {
         Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
         None => {

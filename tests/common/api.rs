@@ -3,10 +3,42 @@
 use toolmend::finding::Finding;
 use toolmend::lint::{self, Analysed, LintOptions};
 use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired};
+use toolmend::target::Provider;
 
 /// `bytes`, named `name`, analysed with the default lint options.
 pub fn analyse(name: &str, bytes: &[u8]) -> Analysed {
     lint::analyse(name, bytes, &LintOptions::default())
+}
+
+/// `bytes`, named `name`, analysed as `--target target` would (the dialect's own provider
+/// when `None`).
+pub fn analyse_for(name: &str, bytes: &[u8], target: Option<Provider>) -> Analysed {
+    let options = LintOptions {
+        target,
+        ..LintOptions::default()
+    };
+    lint::analyse(name, bytes, &options)
+}
+
+/// `CODE@line:call-id` per finding for `--target target`, in reading order.
+pub fn code_line_ids_for(name: &str, bytes: &[u8], target: Option<Provider>) -> Vec<String> {
+    lint::findings(name, &analyse_for(name, bytes, target))
+        .iter()
+        .map(|f| {
+            let id = f.call_id.as_deref().unwrap_or("-");
+            format!("{}@{}:{id}", f.code, f.line)
+        })
+        .collect()
+}
+
+/// The output of repairing `bytes` for `--target target` with `options`.
+pub fn repair_for(
+    name: &str,
+    bytes: &[u8],
+    target: Option<Provider>,
+    options: &RepairOptions,
+) -> Vec<u8> {
+    repair::document(bytes, &analyse_for(name, bytes, target), options).output
 }
 
 /// The findings of `bytes`, in reading order.

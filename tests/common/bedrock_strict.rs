@@ -1,7 +1,7 @@
 //! The strictest reading of Bedrock Converse's tool-pairing rules (shared/research/formats.md
 //! §g), checked on a parsed request. Besides the pairing rules it checks the Converse turn
 //! rules the placeholders must keep: the conversation starts with a user message and roles
-//! alternate. Stricter than `toolmend lint`: ids must be unique across the whole request.
+//! alternate. Ids must be unique across the whole request (lint reports reuse as TM005).
 
 use std::collections::HashSet;
 
