@@ -591,7 +591,11 @@ mod tests {
     }
 
     fn codes(spec: &str, window: Window) -> Vec<String> {
-        walk(&conv(spec), window, WalkOptions::default())
+        codes_with(spec, window, WalkOptions::default())
+    }
+
+    fn codes_with(spec: &str, window: Window, options: WalkOptions) -> Vec<String> {
+        walk(&conv(spec), window, options)
             .0
             .iter()
             .map(|d| match d {
@@ -636,6 +640,12 @@ mod tests {
                         call.message
                     )
                 }
+                Defect::ReusedCallId { call, first } => format!(
+                    "reused {}@{} first@{}",
+                    call.call.id.as_deref().unwrap(),
+                    call.message,
+                    first.message
+                ),
                 other => format!("{other:?}"),
             })
             .collect()
@@ -736,6 +746,56 @@ mod tests {
     fn call_run_window() {
         assert!(codes("U A:c1 A:c2 T:c2 T:c1 A", Window::CallRun).is_empty());
         assert_eq!(codes("A:c1 U T:c1", Window::CallRun), ["misplaced c1@2"]);
+    }
+
+    #[test]
+    fn after_call_window() {
+        // OpenAI pairs Responses outputs by call_id anywhere after the call.
+        assert!(codes("A:c1 U T:c1 A", Window::AfterCall).is_empty());
+        assert!(codes("A:c1 A:c2 U T:c2 U T:c1", Window::AfterCall).is_empty());
+        assert_eq!(codes("A:c1 U T:c1 A", Window::CallRun), ["misplaced c1@2"]);
+        assert_eq!(
+            codes("T:c1 A:c1", Window::AfterCall),
+            ["orphan c1@0 before-call"]
+        );
+    }
+
+    #[test]
+    fn next_response_turn_window() {
+        // Consecutive model turns with calls, answered together (Gemini).
+        assert!(codes("U A:c1 A:c2 T:c1,c2 A", Window::NextResponseTurn).is_empty());
+        assert_eq!(
+            codes("U A:c1 A:c2 T:c1,c2 A", Window::NextMessage),
+            ["misplaced c1@3"]
+        );
+        // A model turn without calls ends the group; a response turn answers it once.
+        assert_eq!(
+            codes("A:c1 A T:c1", Window::NextResponseTurn),
+            ["misplaced c1@2"]
+        );
+        assert_eq!(
+            codes("A:c1 A:c2 T:c2 T:c1", Window::NextResponseTurn),
+            ["misplaced c1@3"]
+        );
+    }
+
+    #[test]
+    fn reused_ids_are_a_defect_only_where_ids_must_be_unique() {
+        let spec = "A:c1 T:c1 U A:c1 T:c1";
+        assert!(codes(spec, Window::ToolRun).is_empty());
+        let unique = WalkOptions {
+            unique_ids: true,
+            ..WalkOptions::default()
+        };
+        assert_eq!(
+            codes_with(spec, Window::ToolRun, unique),
+            ["reused c1@3 first@0"]
+        );
+        // Twice in one message is TM005's other half, not a reuse.
+        assert_eq!(
+            codes_with("A:c1,c1 T:c1", Window::ToolRun, unique),
+            ["dup-id c1@0"]
+        );
     }
 
     #[test]

@@ -282,11 +282,11 @@ pub fn unread_finding(
         Rule::UnrecognizedLog,
         path,
         format!(
-            "{} message(s) carry `{}` ({}), which {read_as} does not read: this conversation \
-             was not checked and will not be repaired",
+            "{} message(s) carry {} (key `{}`), which {read_as} does not read: this \
+             conversation was not checked and will not be repaired",
             unread.len(),
-            first.key,
-            first.what
+            first.what,
+            first.key
         ),
     );
     f.line = first.pos.line;

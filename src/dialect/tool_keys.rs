@@ -219,6 +219,45 @@ mod tests {
         }
     }
 
+    /// A dialect that reads `tool_call_ids` (as a SWE-agent reader would).
+    struct ReadsIds;
+
+    impl Dialect for ReadsIds {
+        fn name(&self) -> &'static str {
+            "reads-ids"
+        }
+        fn window(&self) -> crate::analysis::Window {
+            crate::analysis::Window::ToolRun
+        }
+        fn provider(&self) -> crate::target::Provider {
+            crate::target::Provider::OpenAi
+        }
+        fn claims(&self, _: &Tree<'_>, _: NodeId) -> Option<&'static str> {
+            None
+        }
+        fn read(
+            &self,
+            _: &Tree<'_>,
+            _: NodeId,
+            _: &super::super::ReadCx<'_>,
+        ) -> Option<crate::model::Message> {
+            None
+        }
+        fn reads(&self, key: &str) -> bool {
+            key == "tool_call_ids"
+        }
+    }
+
+    #[test]
+    fn a_dialect_that_reads_a_key_is_not_told_it_does_not() {
+        let t = parse(br#"{"role":"tool","content":"x","tool_call_ids":["c1"]}"#).unwrap();
+        assert_eq!(unread(&t, t.root(), &ReadsIds), None);
+        assert_eq!(
+            unread(&t, t.root(), &super::super::OpenAiChat).map(|k| k.key),
+            Some("tool_call_ids")
+        );
+    }
+
     #[test]
     fn package_json_is_not_log_like() {
         let t = parse(br#"{"name":"x","version":"1.0.0","type":"module","scripts":{"test":"node t"},"dependencies":{"a":"^1"}}"#).unwrap();

@@ -329,10 +329,10 @@ pub fn with_unread(why: String, unread: &[crate::model::Unread], dialect: &dyn D
     match unread.first() {
         None => why,
         Some(u) => format!(
-            "{why}; but {} message(s) carry `{}` ({}), which {} does not read: not analysed",
+            "{why}; but {} message(s) carry {} (key `{}`), which {} does not read: not analysed",
             unread.len(),
-            u.key,
             u.what,
+            u.key,
             dialect.name()
         ),
     }
