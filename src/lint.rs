@@ -278,12 +278,17 @@ pub fn unread_finding(
     read_as: &str,
 ) -> Option<Finding> {
     let first = unread.first()?;
+    let reader = if read_as == crate::read::UNRECOGNIZED {
+        "which no dialect toolmend knows reads".to_string()
+    } else {
+        format!("which {read_as} does not read")
+    };
     let mut f = Finding::new(
         Rule::UnrecognizedLog,
         path,
         format!(
-            "{} message(s) carry {} (key `{}`), which {read_as} does not read: this \
-             conversation was not checked and will not be repaired",
+            "{} message(s) carry {} (key `{}`), {reader}: this conversation was not checked \
+             and will not be repaired",
             unread.len(),
             first.what,
             first.key

@@ -222,10 +222,10 @@ impl Streamer<'_> {
                     Some(k) => format!("one message per line, thread {k}"),
                     None => "one message per line".into(),
                 };
+                let shown = crate::read::shown_dialect(d, &why, &t.unread);
                 let why = crate::read::with_unread(why.clone(), &t.unread, d);
                 report.detections.push(format!(
-                    "``: {} ({} messages) — {which}; {why}",
-                    d.name(),
+                    "``: {shown} ({} messages) — {which}; {why}",
                     t.numbering.count()
                 ));
                 let info = ConvInfo {
@@ -235,7 +235,7 @@ impl Streamer<'_> {
                 };
                 report
                     .findings
-                    .extend(unread_finding(self.path, index, &t.unread, d.name()));
+                    .extend(unread_finding(self.path, index, &t.unread, shown));
                 if !t.unread.is_empty() {
                     continue;
                 }

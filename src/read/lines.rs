@@ -230,10 +230,7 @@ impl<'o> LinesReader<'o> {
         }
         let claimed = self.chosen.take();
         let fallback = claimed.is_none();
-        let (d, why) = claimed.unwrap_or((
-            dialect::fallback(),
-            "no tool calls or results found; read as plain role/content messages".into(),
-        ));
+        let (d, why) = claimed.unwrap_or((dialect::fallback(), super::FALLBACK_WHY.into()));
         self.flush_pending(d, sink);
         if fallback && self.read_messages == 0 {
             return None;
@@ -330,12 +327,13 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
             };
+            let shown = super::shown_dialect(d, &why, &t.unread);
             let why = with_unread(why.clone(), &t.unread, d);
             sink.doc.conversations.insert(
                 k,
                 Conversation {
                     index: 0,
-                    dialect: d.name(),
+                    dialect: shown,
                     detection: format!("{which}; {why}"),
                     pointer: String::new(),
                     container: Container::Lines,

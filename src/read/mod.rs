@@ -231,6 +231,28 @@ fn overlong_line(bytes: &[u8], limit: usize) -> Option<Problem> {
     None
 }
 
+/// Why a conversation no dialect claims is read as plain role/content messages.
+pub const FALLBACK_WHY: &str =
+    "no tool calls or results found; read as plain role/content messages";
+
+/// The dialect name shown for a conversation no dialect claimed whose messages carry tool
+/// keys: it is not plain chat, and toolmend does not read it.
+pub const UNRECOGNIZED: &str = "unrecognized";
+
+/// The name a conversation read as `dialect` (chosen because of `why`) is shown under:
+/// [`UNRECOGNIZED`] when no dialect claimed it and some messages carry tool keys.
+pub fn shown_dialect(
+    dialect: &dyn Dialect,
+    why: &str,
+    unread: &[crate::model::Unread],
+) -> &'static str {
+    if why.ends_with(FALLBACK_WHY) && !unread.is_empty() {
+        UNRECOGNIZED
+    } else {
+        dialect.name()
+    }
+}
+
 /// Choose the dialect of a list of message nodes; returns it and why.
 fn detect(
     tree: &Tree<'_>,
@@ -247,10 +269,7 @@ fn detect(
             }
         }
     }
-    (
-        dialect::fallback(),
-        "no tool calls or results found; read as plain role/content messages".into(),
-    )
+    (dialect::fallback(), FALLBACK_WHY.into())
 }
 
 pub(crate) fn read_found(
@@ -291,10 +310,11 @@ pub(crate) fn read_found(
             builder.push(m);
         }
     }
+    let shown = shown_dialect(dialect, &why, &unread);
     let why = with_unread(why, &unread, dialect);
     Conversation {
         index,
-        dialect: dialect.name(),
+        dialect: shown,
         detection: format!("{}; {why}", f.how),
         pointer: format!("{}{}", cx.pointer, f.pointer),
         container: match f.array {
@@ -326,15 +346,22 @@ pub(crate) fn unread_message(
 
 /// The detection note `why`, told that some messages carry tool keys the dialect does not read.
 pub fn with_unread(why: String, unread: &[crate::model::Unread], dialect: &dyn Dialect) -> String {
-    match unread.first() {
-        None => why,
-        Some(u) => format!(
-            "{why}; but {} message(s) carry {} (key `{}`), which {} does not read: not analysed",
-            unread.len(),
-            u.what,
-            u.key,
+    let Some(u) = unread.first() else {
+        return why;
+    };
+    let n = unread.len();
+    let (what, key) = (u.what, u.key);
+    if shown_dialect(dialect, &why, unread) == UNRECOGNIZED {
+        format!(
+            "no dialect toolmend knows claims these messages, and {n} message(s) carry {what} \
+             (key `{key}`): not read as plain chat, not analysed"
+        )
+    } else {
+        format!(
+            "{why}; but {n} message(s) carry {what} (key `{key}`), which {} does not read: \
+             not analysed",
             dialect.name()
-        ),
+        )
     }
 }
 
