@@ -283,8 +283,9 @@ impl Walker {
         }
         match self.window {
             Window::ToolRun | Window::NextMessage => msg.role != Role::Tool,
+            // Consecutive model turns with calls keep the group open.
             Window::NextResponseTurn => {
-                msg.role != Role::Tool && !(msg.role == Role::Assistant && !msg.calls.is_empty())
+                msg.role != Role::Tool && (msg.role != Role::Assistant || msg.calls.is_empty())
             }
             Window::AfterCall => false,
             Window::BeforeNextAssistant => msg.role == Role::Assistant,

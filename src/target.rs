@@ -11,7 +11,8 @@
 //! - Gemini contents: Gemini accepts consecutive model turns answered together by the next
 //!   response-only content; other targets want each call answered by the very next message.
 //! - Reused call ids across turns: Anthropic and Bedrock reject them anywhere in a request,
-//!   and so do OpenAI's and DeepSeek's Responses APIs; OpenAI chat accepts them.
+//!   and so does OpenAI's Responses API; OpenAI chat accepts them (and where no rejection is
+//!   on record, DeepSeek and Gemini, none is claimed).
 
 use crate::analysis::{Defect, Window};
 use crate::dialect::{self, Dialect};
@@ -79,10 +80,11 @@ pub fn judge(dialect: &dyn Dialect, target: Option<Provider>) -> Judge {
         Window::NextResponseTurn if provider != Provider::Gemini => Window::NextMessage,
         w => w,
     };
+    // Where no rejection is on record (DeepSeek, Gemini), reuse is not claimed to be one.
     let unique_ids = match provider {
         Provider::Anthropic | Provider::Bedrock => true,
-        Provider::OpenAi | Provider::DeepSeek => responses_shaped(shape),
-        Provider::Gemini | Provider::LangGraph | Provider::VercelAi => false,
+        Provider::OpenAi => responses_shaped(shape),
+        Provider::DeepSeek | Provider::Gemini | Provider::LangGraph | Provider::VercelAi => false,
     };
     Judge {
         provider,

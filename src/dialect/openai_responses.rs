@@ -439,7 +439,6 @@ pub(crate) fn provider_error(defect: &Defect) -> Option<String> {
             "OpenAI would reject this: \"No tool call found for function call output with call_id {}.\" (its words for a function_call_output)",
             result.result.id.as_deref().unwrap_or("")
         ),
-        Defect::Misplaced { .. } => "OpenAI accepts this (it pairs by call_id anywhere in the input), but DeepSeek's Responses API rejects an output outside its call run".into(),
         Defect::ReusedCallId { call, .. } => format!(
             "OpenAI would reject this: \"Duplicate function_call_output for call_id '{}'. Each function_call must have exactly one matching function_call_output\"",
             call.call.id.as_deref().unwrap_or("")
