@@ -280,3 +280,61 @@ fn replay_fixture_outputs_gathered_with_at() {
     // Gathered from several places: reported, never repaired.
     assert!(findings.iter().all(|f| f.fix.is_none()));
 }
+
+/// Judged by another provider, the corpus verdicts change exactly where that provider's
+/// recorded rules differ: Anthropic and Bedrock reject the call ids tau-bench's gpt-4o
+/// trajectories reuse across turns (TM005, one per reuse); DeepSeek and Gemini have no
+/// rejection of reuse on record, so the stage0 Codex fixture loses its two TM005.
+#[test]
+fn corpus_verdicts_follow_the_target() {
+    use toolmend::target::Provider;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !root.is_dir() {
+        eprintln!("skipped: {} is not here", root.display());
+        return;
+    }
+    let mut all = Vec::new();
+    files(&root, &mut all);
+    let reuse = |target| {
+        let mut counts = std::collections::BTreeMap::new();
+        for path in &all {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let options = LintOptions {
+                target: Some(target),
+                ..LintOptions::default()
+            };
+            let bytes = std::fs::read(path).unwrap();
+            let n = lint::findings(&name, &lint::analyse(&name, &bytes, &options))
+                .iter()
+                .filter(|f| f.code == "TM005")
+                .count();
+            if n > 0 {
+                counts.insert(name, n);
+            }
+        }
+        counts
+    };
+    let strict: Vec<(String, usize)> = [
+        (
+            "agent-sessions--Resources__Fixtures__stage0__agents__codex__small.jsonl",
+            2,
+        ),
+        (
+            "tau-bench--historical_trajectories__gpt-4o-airline.first60.json",
+            26,
+        ),
+        (
+            "tau-bench--historical_trajectories__gpt-4o-airline.idx52.traj.json",
+            5,
+        ),
+    ]
+    .into_iter()
+    .map(|(n, c)| (n.to_string(), c))
+    .collect();
+    for target in [Provider::Anthropic, Provider::Bedrock] {
+        assert_eq!(reuse(target).into_iter().collect::<Vec<_>>(), strict);
+    }
+    for target in [Provider::DeepSeek, Provider::Gemini] {
+        assert!(reuse(target).is_empty());
+    }
+}

@@ -178,9 +178,11 @@ fn swe_agent_tool_call_ids_are_never_read_as_plain_chat() {
 #[test]
 fn unread_agent_logs_are_reported_not_passed() {
     for rel in ["kimi/wire.jsonl", "openhands/events.json"] {
-        let read = toolmend::dialect::all()
-            .iter()
-            .any(|d| ["tool_call_metadata", "type"].iter().any(|k| d.reads(k)));
+        let read = toolmend::dialect::all().iter().any(|d| {
+            ["tool_call_metadata", "type: tool.call"]
+                .iter()
+                .any(|k| d.reads(k))
+        });
         if read {
             continue;
         }
@@ -327,4 +329,22 @@ fn blank_jsonl_is_not_unrecognized() {
     let (code, stdout, _) = out(&run(&["lint", &file.to_string_lossy()]));
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(code, 0, "{stdout}");
+}
+
+/// A dialect that reads a tool key is not told it does not: Gemini reads the `role:
+/// "function"` contents of older histories.
+#[test]
+fn a_tool_key_the_dialect_reads_is_no_finding() {
+    let src = br#"{"contents": [
+    {"role": "user", "parts": [{"text": "go"}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+    {"role": "function", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}
+]}"#;
+    assert!(code_line_ids_for("g.json", src, None).is_empty());
+    // Read as OpenAI chat messages, the same key is a legacy function result: TM009.
+    let chat = br#"[{"role": "user", "content": "go"},
+ {"role": "assistant", "content": null, "function_call": {"name": "f", "arguments": "{}"}},
+ {"role": "function", "name": "f", "content": "1"}]"#;
+    let got = code_line_ids_for("c.json", chat, None);
+    assert_eq!(got, ["TM009@2:-"]);
 }

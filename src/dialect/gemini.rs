@@ -86,6 +86,11 @@ impl Dialect for Gemini {
         Provider::Gemini
     }
 
+    fn reads(&self, sign: &str) -> bool {
+        // Older Gemini histories answer calls in a `role: "function"` content.
+        sign == "role: function"
+    }
+
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
         let parts = parts(tree, node)?;
         if tree.children(parts).any(|p| {

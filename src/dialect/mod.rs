@@ -44,10 +44,10 @@ pub trait Dialect: Sync {
     /// The provider (or owning application) whose rules judge this dialect by default.
     fn provider(&self) -> crate::target::Provider;
 
-    /// Whether this dialect reads the tool key `key` of [`TOOL_KEYS`] (a dialect that reads,
-    /// say, `tool_call_ids` claims such messages before the others and says so here).
-    fn reads(&self, key: &str) -> bool {
-        let _ = key;
+    /// Whether this dialect reads the tool key named `sign` of [`TOOL_KEYS`] (a dialect that
+    /// reads, say, `tool_call_ids` claims such messages before the others and says so here).
+    fn reads(&self, sign: &str) -> bool {
+        let _ = sign;
         false
     }
 

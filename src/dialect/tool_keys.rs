@@ -18,6 +18,8 @@ use super::Dialect;
 /// A sign of tool calls or results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolKey {
+    /// The sign's name, as [`Dialect::reads`] is asked about it: the key, or `key: value`.
+    pub name: &'static str,
     /// The object key.
     pub key: &'static str,
     /// The string values that make it a sign (empty: any non-empty value).
@@ -29,26 +31,31 @@ pub struct ToolKey {
 /// Every tool key toolmend knows to look for.
 pub const TOOL_KEYS: &[ToolKey] = &[
     ToolKey {
+        name: "tool_call_ids",
         key: "tool_call_ids",
         values: &[],
         what: "a list of answered call ids (SWE-agent trajectories)",
     },
     ToolKey {
+        name: "tool_call_metadata",
         key: "tool_call_metadata",
         values: &[],
         what: "tool call metadata of an agent event stream (OpenHands)",
     },
     ToolKey {
+        name: "function_call",
         key: "function_call",
         values: &[],
         what: "a legacy OpenAI `function_call`",
     },
     ToolKey {
+        name: "role: function",
         key: "role",
         values: &["function"],
         what: "a legacy OpenAI `role: \"function\"` result",
     },
     ToolKey {
+        name: "part_kind",
         key: "part_kind",
         values: &[
             "tool-call",
@@ -60,11 +67,13 @@ pub const TOOL_KEYS: &[ToolKey] = &[
         what: "pydantic-ai tool parts",
     },
     ToolKey {
+        name: "type: tool.call",
         key: "type",
         values: &["tool.call", "tool.result", "ToolCall", "ToolResult"],
         what: "tool call / tool result events (Kimi Code wire log)",
     },
     ToolKey {
+        name: "event: tool.call",
         key: "event",
         values: &["tool.call", "tool.result"],
         what: "tool call / tool result events",
@@ -126,7 +135,7 @@ fn empty(tree: &Tree<'_>, v: NodeId) -> bool {
 
 /// The tool key `node` carries that `dialect` does not read, if any.
 pub fn unread(tree: &Tree<'_>, node: NodeId, dialect: &dyn Dialect) -> Option<&'static ToolKey> {
-    find(tree, node).filter(|k| !dialect.reads(k.key))
+    find(tree, node).filter(|k| !dialect.reads(k.name))
 }
 
 /// Does the value `node` hold anything message- or tool-shaped, at any depth? (A directory
