@@ -144,6 +144,11 @@ fn deepseek(dialect: &dyn Dialect, defect: &Defect) -> Option<String> {
             "DeepSeek's Responses API rejects an output outside its call's run of items (HTTP 400)".into()
         }
         Defect::Orphan { .. } if !responses => "DeepSeek would reject this: \"Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'.\"".into(),
+        // Measured on api.deepseek.com/v1/responses (openai/codex#42088).
+        Defect::Orphan { result, .. } => format!(
+            "DeepSeek would reject this: \"No tool call found for tool output with call_id {}\"",
+            result.result.id.as_deref().unwrap_or("")
+        ),
         _ => return None,
     })
 }
