@@ -35,7 +35,76 @@ pub struct StreamReport {
 
 /// Lint a JSON Lines stream. `--tail` and `--profile deerflow` need the whole file and are not
 /// supported here (the caller reads the file whole for them).
+///
+/// A stream whose first line is not a JSON value on its own may be one pretty-printed document
+/// saved as `.jsonl`: it is then read whole, as the document it is (unless the format is
+/// forced), and linted as such when it parses as one.
 pub fn lint_lines<R: BufRead>(
+    path: &str,
+    mut reader: R,
+    options: &LintOptions,
+) -> io::Result<StreamReport> {
+    if options.read.format.is_some() {
+        return stream_lines(path, reader, options);
+    }
+    let limit = match options.read.max_line_bytes {
+        0 => u64::MAX,
+        n => n as u64 + 1,
+    };
+    // The first non-blank line, kept (it is streamed with the rest).
+    let mut head = Vec::new();
+    let first = loop {
+        let start = head.len();
+        let n = io::Read::take(&mut reader, limit).read_until(b'\n', &mut head)?;
+        let line = &head[start..];
+        if n == 0 || !line.iter().all(u8::is_ascii_whitespace) {
+            break start;
+        }
+    };
+    let line = &head[first..];
+    let whole_line = line.ends_with(b"\n") || (line.len() as u64) < limit;
+    let text = line.strip_suffix(b"\n").unwrap_or(line);
+    if !text.is_empty() && whole_line && !crate::read::first_line_parses(text) {
+        io::Read::read_to_end(&mut reader, &mut head)?;
+        if crate::read::one_document(&head) {
+            return Ok(whole_document(path, &head, options));
+        }
+        return stream_lines(path, io::Cursor::new(head), options);
+    }
+    stream_lines(
+        path,
+        io::Read::chain(io::Cursor::new(head), reader),
+        options,
+    )
+}
+
+/// The report of a document read whole (a pretty-printed document saved as `.jsonl`).
+fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamReport {
+    let analysed = crate::lint::analyse(path, bytes, options);
+    StreamReport {
+        findings: analysed.findings(path),
+        conversations: analysed.doc.conversations.len(),
+        calls_checked: analysed.calls_checked,
+        stats: analysed.tool_stats(),
+        detections: analysed
+            .doc
+            .conversations
+            .iter()
+            .map(|c| {
+                format!(
+                    "`{}`: {} ({} messages) — one JSON document; {}",
+                    c.pointer,
+                    c.dialect,
+                    c.messages.len(),
+                    c.detection
+                )
+            })
+            .collect(),
+        skippable: analysed.doc.skippable(),
+    }
+}
+
+fn stream_lines<R: BufRead>(
     path: &str,
     reader: R,
     options: &LintOptions,

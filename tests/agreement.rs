@@ -9,10 +9,7 @@ pub mod common;
 
 use std::path::{Path, PathBuf};
 
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, RepairOptions};
-use toolmend::rules::Applicability;
-use toolmend::target::Provider;
+use toolmend::{Applicability, Options, Provider, RepairOptions};
 
 /// Every target, and no target (each dialect's own provider).
 const TARGETS: [Option<Provider>; 6] = [
@@ -43,9 +40,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn safe_fixes(name: &str, bytes: &[u8], options: &LintOptions) -> usize {
-    let analysed = lint::analyse(name, bytes, options);
-    lint::findings(name, &analysed)
+fn safe_fixes(name: &str, bytes: &[u8], options: &Options) -> usize {
+    toolmend::lint(name, bytes, options)
         .iter()
         .filter(|f| f.fix.as_ref().map(|x| x.applicability) == Some(Applicability::Safe))
         .count()
@@ -66,13 +62,13 @@ fn lint_and_repair_agree_on_every_fixture_for_every_target() {
         let name = path.to_string_lossy().into_owned();
         let bytes = std::fs::read(path).unwrap();
         for target in TARGETS {
-            let options = LintOptions {
+            let options = Options {
                 target,
-                ..LintOptions::default()
+                ..Options::default()
             };
-            let analysed = lint::analyse(&name, &bytes, &options);
+            let analysed = toolmend::analyse(&name, &bytes, &options);
             let safe = safe_fixes(&name, &bytes, &options);
-            let repaired = repair::document(&bytes, &analysed, &RepairOptions::default());
+            let repaired = analysed.repair(&bytes, &RepairOptions::default());
             let fixed = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
             let left = safe_fixes(&name, &repaired.output, &options);
             with_fixes += usize::from(safe > 0);

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use common::generate::{is_subsequence, needs_moves};
 
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, RepairOptions};
+use toolmend::Options as LintOptions;
+use toolmend::RepairOptions;
 
 /// Every corpus file (name unique within the corpus) → the rule codes lint reports, in order,
 /// judged by each dialect's own provider. Checked by hand against what the provider or owning
@@ -193,11 +193,8 @@ fn corpus_files_are_read_without_loss() {
     for path in all {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let bytes = std::fs::read(&path).unwrap();
-        let analysed = lint::analyse(&name, &bytes, &LintOptions::default());
-        let codes: Vec<&str> = lint::findings(&name, &analysed)
-            .iter()
-            .map(|f| f.code)
-            .collect();
+        let analysed = toolmend::analyse(&name, &bytes, &LintOptions::default());
+        let codes: Vec<&str> = analysed.findings(&name).iter().map(|f| f.code).collect();
         let want = EXPECTED
             .iter()
             .find(|(n, _)| *n == name)
@@ -210,21 +207,22 @@ fn corpus_files_are_read_without_loss() {
             "{name}: no conversation"
         );
 
-        let out = repair::document(&bytes, &analysed, &RepairOptions::default()).output;
+        let out = analysed.repair(&bytes, &RepairOptions::default()).output;
         if !needs_moves(&analysed) {
             assert!(
                 is_subsequence(&bytes, &out),
                 "{name}: the safe repair removed bytes"
             );
         }
-        let again = lint::analyse(&name, &out, &LintOptions::default());
-        let left: Vec<&str> = lint::findings(&name, &again)
+        let again = toolmend::analyse(&name, &out, &LintOptions::default());
+        let left: Vec<&str> = again
+            .findings(&name)
             .iter()
             .map(|f| f.code)
             .filter(|c| *c == "TM001" || *c == "TM003" || *c == "TM007")
             .collect();
         assert!(left.is_empty(), "{name}: {left:?} after repair");
-        let twice = repair::document(&out, &again, &RepairOptions::default()).output;
+        let twice = again.repair(&out, &RepairOptions::default()).output;
         assert!(twice == out, "{name}: repair is not idempotent");
         // Every original line is still there; a Claude Code line re-parented to an inserted
         // placeholder may differ in its parentUuid value only.
@@ -267,8 +265,8 @@ fn replay_fixture_outputs_gathered_with_at() {
     };
     let mut options = LintOptions::default();
     options.read.at = Some("/turns/*/output".into());
-    let analysed = lint::analyse("replay.json", &bytes, &options);
-    let findings = lint::findings("replay.json", &analysed);
+    let analysed = toolmend::analyse("replay.json", &bytes, &options);
+    let findings = analysed.findings("replay.json");
     let got: Vec<(&str, Option<&str>)> = findings
         .iter()
         .map(|f| (f.code, f.tool_name.as_deref()))
@@ -287,7 +285,7 @@ fn replay_fixture_outputs_gathered_with_at() {
 /// rejection of reuse on record, so the stage0 Codex fixture loses its two TM005.
 #[test]
 fn corpus_verdicts_follow_the_target() {
-    use toolmend::target::Provider;
+    use toolmend::Provider;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if !root.is_dir() {
         eprintln!("skipped: {} is not here", root.display());
@@ -304,7 +302,7 @@ fn corpus_verdicts_follow_the_target() {
                 ..LintOptions::default()
             };
             let bytes = std::fs::read(path).unwrap();
-            let n = lint::findings(&name, &lint::analyse(&name, &bytes, &options))
+            let n = toolmend::lint(&name, &bytes, &options)
                 .iter()
                 .filter(|f| f.code == "TM005")
                 .count();

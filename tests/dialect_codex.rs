@@ -11,8 +11,7 @@ use common::pinned::{check_repair, run_as};
 use common::responses_strict::{
     assert_corpus_strict, assert_strict_after_everything, check_fixed, check_fixed_for, items,
 };
-use toolmend::repair::{OrphanPolicy, RepairOptions};
-use toolmend::target::Provider;
+use toolmend::{OrphanPolicy, Provider, RepairOptions};
 
 const DIR: &str = "codex";
 
@@ -164,6 +163,7 @@ fn output_after_other_items_is_fine_for_openai_and_moved_for_deepseek() {
         "misplaced.jsonl",
         Provider::DeepSeek,
         &["TM003@5:call_m"],
+        "misplaced.deepseek.repaired.jsonl",
     );
 }
 

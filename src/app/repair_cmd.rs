@@ -4,8 +4,9 @@ use std::io::{BufWriter, Write};
 
 use anyhow::{Result, bail};
 
-use toolmend::lint;
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
+use toolmend::{
+    Analysed, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER,
+};
 
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
 use toolmend::io::write;
@@ -48,12 +49,12 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };
-        let analysed = lint::analyse(&input.name, &loaded, &lint_opts);
+        let analysed = toolmend::analyse(&input.name, &loaded, &lint_opts);
         // A directory walk passes over JSON that is not a log at all (a package.json).
         if input.walked && analysed.doc.skippable() {
             continue;
         }
-        let repaired = repair::document(&loaded, &analysed, &options);
+        let repaired = analysed.repair(&loaded, &options);
         changed_any |= repaired.changed;
         if !a.quiet {
             report(&input.name, &analysed, &repaired, inputs.len() == 1);
@@ -108,8 +109,8 @@ pub fn run(a: RepairArgs) -> Result<Status> {
 }
 
 /// Findings of a document, and how many of them the repair fixed.
-fn counts(analysed: &lint::Analysed, repaired: &repair::Repaired) -> (usize, usize) {
-    let total = lint::findings("", analysed).len();
+fn counts(analysed: &Analysed, repaired: &Repaired) -> (usize, usize) {
+    let total = analysed.findings("").len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     (total, fixed)
 }
@@ -125,7 +126,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, analysed: &lint::Analysed, repaired: &repair::Repaired) {
+    fn add(&mut self, analysed: &Analysed, repaired: &Repaired) {
         let (total, fixed) = counts(analysed, repaired);
         self.files += 1;
         self.changed += usize::from(repaired.changed);
@@ -136,16 +137,17 @@ impl Tally {
 }
 
 /// What was done to one document (a clean one is only mentioned when it is the only input).
-fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired, alone: bool) {
-    let name = toolmend::render::escape_control(name);
+fn report(name: &str, analysed: &Analysed, repaired: &Repaired, alone: bool) {
+    let name = toolmend::escape_control(name);
     // What toolmend cannot read is never repaired: say so, and why.
-    if let Some(why) = lint::findings("", analysed)
+    if let Some(why) = analysed
+        .findings("")
         .into_iter()
-        .find(|f| f.rule == toolmend::rules::Rule::UnrecognizedLog)
+        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
     {
         super::say(format_args!(
             "{name}: not repaired (left byte for byte as it is): {}",
-            toolmend::render::escape_control(&why.message)
+            toolmend::escape_control(&why.message)
         ));
     }
     let (total, fixed) = counts(analysed, repaired);

@@ -16,9 +16,9 @@ pub mod tool_keys;
 mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Message, Pos, Span, pointer_token};
-use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
@@ -29,7 +29,6 @@ pub use gemini_cli::GeminiCli;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
-pub use tool_keys::TOOL_KEYS;
 pub use vercel_ai::VercelAi;
 
 /// A log format's way of writing tool calls and results.
@@ -42,9 +41,9 @@ pub trait Dialect: Sync {
     fn window(&self) -> Window;
 
     /// The provider (or owning application) whose rules judge this dialect by default.
-    fn provider(&self) -> crate::target::Provider;
+    fn provider(&self) -> crate::provider::Provider;
 
-    /// Whether this dialect reads the tool key named `sign` of [`TOOL_KEYS`] (a dialect that
+    /// Whether this dialect reads the tool key named `sign` of [`tool_keys::TOOL_KEYS`] (a dialect that
     /// reads, say, `tool_call_ids` claims such messages before the others and says so here).
     fn reads(&self, sign: &str) -> bool {
         let _ = sign;
@@ -100,6 +99,11 @@ pub trait Dialect: Sync {
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let _ = (cx, msg);
         None
+    }
+
+    /// Whether [`Dialect::note`] is written for this dialect (so `--orphans note` is offered).
+    fn can_note(&self) -> bool {
+        false
     }
 
     /// The provider's own words for a defect (quoted in the finding's message), if known.

@@ -238,8 +238,8 @@ mod tests {
         fn window(&self) -> crate::analysis::Window {
             crate::analysis::Window::ToolRun
         }
-        fn provider(&self) -> crate::target::Provider {
-            crate::target::Provider::OpenAi
+        fn provider(&self) -> crate::provider::Provider {
+            crate::provider::Provider::OpenAi
         }
         fn claims(&self, _: &Tree<'_>, _: NodeId) -> Option<&'static str> {
             None

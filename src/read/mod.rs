@@ -4,7 +4,7 @@
 mod lines;
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx};
-use crate::json::{NodeId, Tree, parse};
+use crate::json::{ErrorKind, NodeId, Tree, parse};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
 
@@ -103,7 +103,7 @@ pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
 
 /// Is `bytes` one JSON document spread over several lines (a pretty-printed file saved as
 /// `.jsonl`)? Its first non-blank line is not a value on its own, but the whole is.
-pub fn one_document(bytes: &[u8]) -> bool {
+pub(crate) fn one_document(bytes: &[u8]) -> bool {
     let first = bytes
         .split(|&b| b == b'\n')
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
@@ -111,8 +111,8 @@ pub fn one_document(bytes: &[u8]) -> bool {
 }
 
 /// Does the first line of a JSON Lines file parse on its own? (When it does not, the file may
-/// be one pretty-printed document: see [`one_document`].)
-pub fn first_line_parses(line: &[u8]) -> bool {
+/// be one pretty-printed document, read whole.)
+pub(crate) fn first_line_parses(line: &[u8]) -> bool {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     parse(trim_cr(line)).is_ok()
 }
@@ -170,7 +170,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
-            let hint = if e.message.contains("after the JSON value") {
+            let hint = if e.kind == ErrorKind::TrailingCharacters {
                 " (several JSON values: if this is JSON Lines, say so with --input-format jsonl)"
             } else {
                 ""

@@ -1,28 +1,29 @@
-//! Lint and repair through the library's public API, with the default lint options.
+//! The one place tests wrap the library: lint and repair through its facade (`toolmend::…`),
+//! with the default read options.
 
-use toolmend::finding::Finding;
-use toolmend::lint::{self, Analysed, LintOptions};
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired};
-use toolmend::target::Provider;
+use toolmend::{
+    Analysed, DuplicatePolicy, Finding, Options, OrphanPolicy, Provider, RepairOptions, Repaired,
+};
 
-/// `bytes`, named `name`, analysed with the default lint options.
+/// `bytes`, named `name`, analysed with the default options.
 pub fn analyse(name: &str, bytes: &[u8]) -> Analysed {
-    lint::analyse(name, bytes, &LintOptions::default())
+    toolmend::analyse(name, bytes, &Options::default())
 }
 
 /// `bytes`, named `name`, analysed as `--target target` would (the dialect's own provider
 /// when `None`).
 pub fn analyse_for(name: &str, bytes: &[u8], target: Option<Provider>) -> Analysed {
-    let options = LintOptions {
+    let options = Options {
         target,
-        ..LintOptions::default()
+        ..Options::default()
     };
-    lint::analyse(name, bytes, &options)
+    toolmend::analyse(name, bytes, &options)
 }
 
 /// `CODE@line:call-id` per finding for `--target target`, in reading order.
 pub fn code_line_ids_for(name: &str, bytes: &[u8], target: Option<Provider>) -> Vec<String> {
-    lint::findings(name, &analyse_for(name, bytes, target))
+    analyse_for(name, bytes, target)
+        .findings(name)
         .iter()
         .map(|f| {
             let id = f.call_id.as_deref().unwrap_or("-");
@@ -38,12 +39,14 @@ pub fn repair_for(
     target: Option<Provider>,
     options: &RepairOptions,
 ) -> Vec<u8> {
-    repair::document(bytes, &analyse_for(name, bytes, target), options).output
+    analyse_for(name, bytes, target)
+        .repair(bytes, options)
+        .output
 }
 
 /// The findings of `bytes`, in reading order.
 pub fn findings(name: &str, bytes: &[u8]) -> Vec<Finding> {
-    lint::findings(name, &analyse(name, bytes))
+    toolmend::lint(name, bytes, &Options::default())
 }
 
 /// Rule codes of the findings, in reading order.
@@ -82,7 +85,7 @@ pub fn dialects(name: &str, bytes: &[u8]) -> Vec<&'static str> {
 
 /// `bytes` repaired with `options`.
 pub fn repair(name: &str, bytes: &[u8], options: &RepairOptions) -> Repaired {
-    repair::document(bytes, &analyse(name, bytes), options)
+    toolmend::repair(name, bytes, &Options::default(), options)
 }
 
 /// The output of repairing `bytes` with `options`.

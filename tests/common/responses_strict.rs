@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use std::path::Path;
 
-use toolmend::repair::RepairOptions;
-use toolmend::target::Provider;
+use toolmend::{Provider, RepairOptions};
 
 use super::{api, docs, files, pinned};
 
@@ -138,19 +137,22 @@ pub fn assert_corpus_strict(dir: &str) {
 }
 
 /// Fixture `name` of `set` judged for `--target target` has the findings `before`
-/// (`CODE@line:call-id`); its default repair for that target is pinned as
-/// `<stem>.repaired.<ext>`, repairs to itself, and, repaired with every policy on, meets the
-/// strict (adjacent) rules. Returns the default repair's output.
-pub fn check_fixed_for(set: &str, name: &str, target: Provider, before: &[&str]) -> Vec<u8> {
+/// (`CODE@line:call-id`); its default repair for that target is pinned as `expected`, repairs
+/// to itself, and, repaired with every policy on, meets the strict (adjacent) rules. Returns
+/// the default repair's output.
+pub fn check_fixed_for(
+    set: &str,
+    name: &str,
+    target: Provider,
+    before: &[&str],
+    expected: &str,
+) -> Vec<u8> {
     let input = files::read(set, name);
     assert_eq!(api::code_line_ids_for(name, &input, Some(target)), before);
     let options = RepairOptions::default();
     let out = api::repair_for(name, &input, Some(target), &options);
     assert_ne!(out, input, "{name}: the repair changed nothing");
-    files::pin(
-        &files::dir(set).join(files::repaired_path(Path::new(name))),
-        &out,
-    );
+    files::pin(&files::dir(set).join(expected), &out);
     assert_eq!(api::repair_for(name, &out, Some(target), &options), out);
     let all = api::repair_for(name, &input, Some(target), &api::everything());
     let v = strict_violations(&items(&all));
