@@ -14,7 +14,7 @@ fn fixture_inputs() -> Vec<std::path::PathBuf> {
     for set in std::fs::read_dir(&root).unwrap() {
         let set = set.unwrap().path();
         if !set.is_dir() {
-            continue; // SOURCES.md
+            continue;
         }
         for f in std::fs::read_dir(&set).unwrap() {
             let f = f.unwrap().path();
