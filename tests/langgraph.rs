@@ -487,6 +487,15 @@ fn directory_walks_take_databases_only_by_their_header() {
     let (dir, db) = copy("threads.sqlite3");
     std::fs::write(dir.path().join("notes.db"), b"not a database").unwrap();
     std::fs::copy(&db, dir.path().join("state.bin")).unwrap();
+    // Another app's SQLite file: passed over by a walk, an error when named.
+    let other = dir.path().join("other.sqlite");
+    Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE prefs(k, v)")
+        .unwrap();
+    let named = toolmend(&["lint"], &other);
+    assert_eq!(named.status.code(), Some(2));
+    assert!(text(&named.stderr).contains("no session store toolmend knows"));
     let out = Command::new(BIN)
         .args(["lint", "--format", "json"])
         .arg(dir.path())

@@ -25,10 +25,10 @@ pub fn postgres_url(input: &toolmend::io::inputs::Input) -> Option<&str> {
         .filter(|s| store::postgres::is_url(s))
 }
 
-/// Lint a database read-only: an SQLite file, or a `postgres://` URL. A database with no
-/// known store is an error.
-pub fn lint(path: &Path, name: &str, options: &LintOptions) -> Result<pipeline::Report> {
-    let report = match path.to_str().filter(|s| store::postgres::is_url(s)) {
+/// Lint a database read-only: an SQLite file, or a `postgres://` URL; `None` when it holds no
+/// session store toolmend knows.
+pub fn read(path: &Path, name: &str, options: &LintOptions) -> Result<Option<pipeline::Report>> {
+    Ok(match path.to_str().filter(|s| store::postgres::is_url(s)) {
         Some(url) => store::postgres::lint(url, name, options)
             .with_context(|| format!("{}: cannot read the database", esc(name)))?,
         None => {
@@ -37,8 +37,12 @@ pub fn lint(path: &Path, name: &str, options: &LintOptions) -> Result<pipeline::
             pipeline::lint(name, &conn, options)
                 .with_context(|| format!("{}: cannot read the database", esc(name)))?
         }
-    };
-    report.ok_or_else(|| {
+    })
+}
+
+/// [`read`], with a database holding no known store as an error.
+pub fn lint(path: &Path, name: &str, options: &LintOptions) -> Result<pipeline::Report> {
+    read(path, name, options)?.ok_or_else(|| {
         anyhow!(
             "{}: a database, but no session store toolmend knows (known: {})",
             esc(name),

@@ -43,6 +43,11 @@ pub fn run(a: LintArgs) -> Result<Status> {
                     return Ok(());
                 }
             };
+            // A directory walk passes over JSON that is not a log at all (a package.json).
+            if input.walked && one.skippable {
+                totals.skipped += 1;
+                return Ok(());
+            }
             totals.files += 1;
             totals.conversations += one.conversations;
             totals.calls += one.calls;
@@ -98,6 +103,8 @@ struct One {
     calls: usize,
     stats: BTreeMap<String, ToolStats>,
     detections: Vec<String>,
+    /// Nothing found and nothing log-shaped.
+    skippable: bool,
 }
 
 /// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
@@ -111,7 +118,7 @@ fn check(
     if let Some(path) = input.path.as_deref()
         && super::db::is_database(input)
     {
-        return check_database(path, &input.name, options);
+        return check_database(path, input, options);
     }
     let lines = match options.read.format {
         Some(f) => f == Format::Lines,
@@ -152,6 +159,7 @@ fn check(
             calls: report.calls_checked,
             stats: report.stats,
             detections,
+            skippable: report.skippable,
         });
     }
     let loaded = inputs::load(input)?;
@@ -179,12 +187,36 @@ fn check(
         calls: analysed.calls_checked,
         stats: analysed.tool_stats(),
         detections,
+        skippable: analysed.doc.skippable(),
     })
 }
 
-/// Lint a database: each conversation of its store, read-only.
-fn check_database(path: &std::path::Path, name: &str, options: &LintOptions) -> Result<One> {
-    let report = super::db::lint(path, name, options)?;
+/// Lint a database: each conversation of its store, read-only. A database found by a directory
+/// walk that holds no store toolmend knows (another app's SQLite file) is skipped.
+fn check_database(
+    path: &std::path::Path,
+    input: &inputs::Input,
+    options: &LintOptions,
+) -> Result<One> {
+    let report = if input.walked {
+        match super::db::read(path, &input.name, options)? {
+            Some(report) => report,
+            None => {
+                return Ok(One {
+                    findings: Vec::new(),
+                    conversations: 0,
+                    calls: 0,
+                    stats: BTreeMap::new(),
+                    detections: vec![
+                        "an SQLite database with no session store toolmend knows".into(),
+                    ],
+                    skippable: true,
+                });
+            }
+        }
+    } else {
+        super::db::lint(path, &input.name, options)?
+    };
     let mut stats: BTreeMap<String, ToolStats> = BTreeMap::new();
     for a in report
         .conversations
@@ -210,5 +242,6 @@ fn check_database(path: &std::path::Path, name: &str, options: &LintOptions) -> 
         calls: report.calls_checked(),
         stats,
         detections,
+        skippable: false,
     })
 }
