@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions};
-use crate::dialect::{self, Dialect};
+use crate::dialect::{self, Dialect, TreeFinding};
 use crate::finding::{Finding, Fix};
 use crate::model::{Conversation, Foreign, Pos};
 use crate::read::{self, ReadDoc, ReadOptions};
@@ -122,6 +122,12 @@ pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
             f
         })
         .collect();
+    out.extend(
+        a.doc
+            .tree
+            .iter()
+            .map(|(conv, f)| tree_finding(path, *conv, f)),
+    );
     for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
         let d = dialect_of(conv);
         let info = ConvInfo::of(conv);
@@ -212,6 +218,18 @@ fn quoted(s: Option<&str>) -> String {
         Some(s) => format!("`{s}`"),
         None => "(missing)".into(),
     }
+}
+
+/// A finding about a Claude Code file's `parentUuid` tree (TM011–TM015).
+pub fn tree_finding(path: &str, conversation: usize, t: &TreeFinding) -> Finding {
+    let mut f = Finding::new(t.rule, path, t.message.clone());
+    if t.warning {
+        f.severity = crate::rules::Severity::Warning;
+    }
+    f.line = t.line;
+    f.column = t.column;
+    f.conversation = Some(conversation);
+    f
 }
 
 /// TM007 for a message written in another dialect than its conversation was read as.

@@ -21,6 +21,17 @@ pub enum Rule {
     InvalidJson,
     /// TM008: a batch mixing an interrupting tool with direct siblings that would run twice.
     HitlDoubleExecutionRisk,
+    /// TM011: a Claude Code line whose `parentUuid` names no line of the file.
+    MissingParent,
+    /// TM012: a Claude Code line that is its own parent, or a cycle of parents.
+    ParentCycle,
+    /// TM013: two Claude Code lines with one `uuid`.
+    DuplicateUuid,
+    /// TM014: a result on the resumed Claude Code history whose call is off it (another
+    /// branch, or before a compact boundary).
+    SplitPair,
+    /// TM015: a server tool result whose `server_tool_use` is not on the resumed history.
+    OrphanServerToolResult,
 }
 
 /// How serious a finding is.
@@ -45,7 +56,7 @@ pub enum Applicability {
 
 impl Rule {
     /// Every rule, in code order.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 13] = [
         Rule::DanglingToolCall,
         Rule::OrphanToolResult,
         Rule::MisplacedToolResult,
@@ -54,6 +65,11 @@ impl Rule {
         Rule::MissingToolCallId,
         Rule::InvalidJson,
         Rule::HitlDoubleExecutionRisk,
+        Rule::MissingParent,
+        Rule::ParentCycle,
+        Rule::DuplicateUuid,
+        Rule::SplitPair,
+        Rule::OrphanServerToolResult,
     ];
 
     /// The stable code, e.g. `TM001`.
@@ -67,6 +83,11 @@ impl Rule {
             Rule::MissingToolCallId => "TM006",
             Rule::InvalidJson => "TM007",
             Rule::HitlDoubleExecutionRisk => "TM008",
+            Rule::MissingParent => "TM011",
+            Rule::ParentCycle => "TM012",
+            Rule::DuplicateUuid => "TM013",
+            Rule::SplitPair => "TM014",
+            Rule::OrphanServerToolResult => "TM015",
         }
     }
 
@@ -81,13 +102,20 @@ impl Rule {
             Rule::MissingToolCallId => "missing-tool-call-id",
             Rule::InvalidJson => "invalid-json",
             Rule::HitlDoubleExecutionRisk => "hitl-double-execution-risk",
+            Rule::MissingParent => "missing-parent",
+            Rule::ParentCycle => "parent-cycle",
+            Rule::DuplicateUuid => "duplicate-uuid",
+            Rule::SplitPair => "split-pair",
+            Rule::OrphanServerToolResult => "orphan-server-tool-result",
         }
     }
 
     /// The default severity.
     pub fn severity(self) -> Severity {
         match self {
-            Rule::HitlDoubleExecutionRisk => Severity::Warning,
+            Rule::HitlDoubleExecutionRisk | Rule::MissingParent | Rule::ParentCycle => {
+                Severity::Warning
+            }
             _ => Severity::Error,
         }
     }
@@ -100,7 +128,14 @@ impl Rule {
             Rule::OrphanToolResult | Rule::DuplicateToolResult | Rule::DuplicateToolCallId => {
                 Some(Applicability::Unsafe)
             }
-            Rule::MissingToolCallId | Rule::InvalidJson | Rule::HitlDoubleExecutionRisk => None,
+            Rule::MissingToolCallId
+            | Rule::InvalidJson
+            | Rule::HitlDoubleExecutionRisk
+            | Rule::MissingParent
+            | Rule::ParentCycle
+            | Rule::DuplicateUuid
+            | Rule::SplitPair
+            | Rule::OrphanServerToolResult => None,
         }
     }
 
@@ -117,6 +152,11 @@ impl Rule {
             Rule::HitlDoubleExecutionRisk => {
                 "a batch whose direct siblings would re-run after an interrupt"
             }
+            Rule::MissingParent => "a Claude Code parentUuid that names no line",
+            Rule::ParentCycle => "a Claude Code line that is its own ancestor",
+            Rule::DuplicateUuid => "two Claude Code lines with one uuid",
+            Rule::SplitPair => "a resumed Claude Code result whose call is off the resumed chain",
+            Rule::OrphanServerToolResult => "a server tool result without its server_tool_use",
         }
     }
 
@@ -191,6 +231,7 @@ mod tests {
             vec![Rule::DanglingToolCall, Rule::OrphanToolResult]
         );
         assert_eq!(select(&["tm00".into()]).unwrap().len(), 8);
+        assert_eq!(select(&["tm01".into()]).unwrap().len(), 5);
         assert!(select(&["TM999".into()]).is_err());
     }
 }

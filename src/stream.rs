@@ -6,10 +6,13 @@ use std::io::{self, BufRead};
 
 use crate::analysis::{self, WalkOptions, Walker};
 use crate::dialect::Dialect;
+use crate::dialect::{ChainReader, ClaudeCode, resumed};
 use crate::finding::Finding;
-use crate::lint::{ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding};
+use crate::lint::{
+    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, tree_finding,
+};
 use crate::model::{Conversation, Foreign, Message};
-use crate::read::{LineSink, LinesReader, Problem, each_line_from};
+use crate::read::{LineSink, LinesReader, Problem, each_line_from, resumable};
 use crate::rules::Rule;
 
 /// What linting a stream found.
@@ -35,6 +38,7 @@ pub fn lint_lines<R: BufRead>(
     options: &LintOptions,
 ) -> io::Result<StreamReport> {
     let mut lines = LinesReader::new(&options.read);
+    let mut chain = ChainReader::default();
     let mut sink = Streamer {
         path,
         threads: Vec::new(),
@@ -47,11 +51,14 @@ pub fn lint_lines<R: BufRead>(
         reader,
         options.read.max_line_bytes,
         |number, start, text, long, last| {
+            if long.is_none() {
+                chain.line(number, text);
+            }
             lines.line(number, start, text, long, last, &mut sink);
         },
     )?;
     let chosen = lines.finish(&mut sink);
-    Ok(sink.finish(chosen))
+    Ok(sink.finish(chosen, chain))
 }
 
 struct ThreadWalk {
@@ -59,6 +66,8 @@ struct ThreadWalk {
     walker: Walker,
     numbering: crate::read::Numbering,
     last_turn: usize,
+    /// The main thread of a Claude Code file, held until its resumed chain is known.
+    held: Option<Vec<Message>>,
 }
 
 struct Streamer<'p> {
@@ -95,27 +104,37 @@ fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, d: &analysis::Defect)
     }
 }
 
+impl ThreadWalk {
+    fn push(&mut self, mut m: Message) {
+        self.numbering.number(&mut m);
+        if !m.continuation {
+            self.last_turn = m.index;
+        }
+        self.walker.push(&m);
+    }
+}
+
 impl LineSink for Streamer<'_> {
-    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, mut m: Message) {
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
         let at = match self.threads.iter().position(|t| t.key == thread) {
             Some(i) => i,
             None => {
                 self.threads.push(ThreadWalk {
-                    key: thread,
                     walker: Walker::new(d.window(), WalkOptions::default()),
                     numbering: Default::default(),
                     last_turn: 0,
+                    held: (thread.is_none() && d.name() == ClaudeCode.name()).then(Vec::new),
+                    key: thread,
                 });
                 self.threads.len() - 1
             }
         };
         let t = &mut self.threads[at];
-        t.numbering.number(&mut m);
-        if !m.continuation {
-            t.last_turn = m.index;
-        }
         count_calls(&mut self.report.stats, &m);
-        t.walker.push(&m);
+        match &mut t.held {
+            Some(held) => held.push(m),
+            None => t.push(m),
+        }
     }
 
     fn foreign(&mut self, d: &'static dyn Dialect, thread: Option<String>, f: Foreign) {
@@ -166,17 +185,43 @@ impl LineSink for Streamer<'_> {
 }
 
 impl Streamer<'_> {
-    fn finish(mut self, chosen: Option<(&'static dyn Dialect, String)>) -> StreamReport {
+    fn finish(
+        mut self,
+        chosen: Option<(&'static dyn Dialect, String)>,
+        chain: ChainReader,
+    ) -> StreamReport {
         let threads = std::mem::take(&mut self.threads);
         let mut report = self.report;
         if let Some((d, why)) = chosen {
             let count = threads.len().max(1);
-            for (index, t) in threads.into_iter().enumerate() {
-                report.calls_checked += t.walker.calls_checked();
-                let which = match &t.key {
+            let chain = resumable(d, chain);
+            for (index, mut t) in threads.into_iter().enumerate() {
+                let mut which = match &t.key {
                     Some(k) => format!("one message per line, thread {k}"),
                     None => "one message per line".into(),
                 };
+                if let Some(held) = t.held.take() {
+                    let held = match &chain {
+                        Some(chain) => {
+                            which = format!("{which}; {}", chain.explanation);
+                            report.findings.extend(
+                                chain
+                                    .findings
+                                    .iter()
+                                    .map(|f| tree_finding(self.path, index, f)),
+                            );
+                            resumed(held, chain)
+                        }
+                        None => held,
+                    };
+                    for m in held {
+                        t.push(Message {
+                            continuation: false,
+                            ..m
+                        });
+                    }
+                }
+                report.calls_checked += t.walker.calls_checked();
                 report.detections.push(format!(
                     "``: {} ({} messages) — {which}; {why}",
                     d.name(),

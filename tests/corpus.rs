@@ -15,7 +15,7 @@ use toolmend::repair::{self, RepairOptions};
 const EXPECTED: &[(&str, &[&str])] = &[
     (
         "agent-sessions--Resources__Fixtures__stage0__agents__claude__small.jsonl",
-        &["TM006", "TM006", "TM006", "TM001"],
+        &["TM006", "TM006", "TM006", "TM013", "TM001"],
     ),
     (
         "codemie-code--claude__incremental-subagents__turn-1.jsonl",

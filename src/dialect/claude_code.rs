@@ -12,11 +12,13 @@
 //! between two lines of one API message, which would split it in two when Claude Code rebuilds
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
+pub mod chain;
 mod placeholder;
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::read::Numbering;
 use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, object_at, string};
@@ -159,4 +161,34 @@ impl Dialect for ClaudeCode {
             _ => return None,
         })
     }
+}
+
+/// The messages of the main thread that Claude Code resumes, in the order of its chain
+/// (`chain.path`), numbered afresh. Results whose call lies off the chain (TM014) are left
+/// out of the walk; message lines off the chain (abandoned branches) are not part of it.
+pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
+    let Some(path) = &chain.path else {
+        return messages;
+    };
+    let order: std::collections::HashMap<usize, usize> =
+        path.iter().enumerate().map(|(k, &l)| (l, k)).collect();
+    let mut kept: Vec<(usize, Message)> = messages
+        .into_iter()
+        .filter_map(|m| order.get(&m.pos.line).map(|&k| (k, m)))
+        .collect();
+    kept.sort_by_key(|(k, _)| *k);
+    let mut numbering = Numbering::default();
+    kept.into_iter()
+        .map(|(_, mut m)| {
+            let line = m.pos.line;
+            m.results.retain(|r| {
+                !r.id
+                    .as_ref()
+                    .is_some_and(|id| chain.split.contains(&(line, id.clone())))
+            });
+            m.continuation = false;
+            numbering.number(&mut m);
+            m
+        })
+        .collect()
 }

@@ -21,7 +21,8 @@ use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
-pub use claude_code::ClaudeCode;
+pub use claude_code::chain::{Chain, ChainReader, TreeFinding};
+pub use claude_code::{ClaudeCode, resumed};
 pub use codex::CodexRollout;
 pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;

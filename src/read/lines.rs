@@ -246,6 +246,7 @@ impl LineSink for Collect {
 pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     let mut reader = LinesReader::new(options);
     let mut sink = Collect::default();
+    let mut chain = dialect::ChainReader::default();
     let mut start = 0;
     let mut number = 0;
     while start < bytes.len() {
@@ -262,6 +263,9 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         let text = &bytes[start..end];
         let too_long = (options.max_line_bytes > 0 && text.len() > options.max_line_bytes)
             .then_some(text.len());
+        if too_long.is_none() {
+            chain.line(number, text);
+        }
         reader.line(number, start, text, too_long, last, &mut sink);
         start = nl + 1;
     }
@@ -270,11 +274,18 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         if threads.is_empty() {
             threads.push((None, Builder::default(), Vec::new()));
         }
-        for (k, (thread, builder, foreign)) in threads.into_iter().enumerate() {
-            let which = match thread {
+        let chain = resumable(d, chain);
+        for (k, (thread, mut builder, foreign)) in threads.into_iter().enumerate() {
+            let mut which = match &thread {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
             };
+            if let (None, Some(chain)) = (&thread, &chain) {
+                builder.messages = dialect::resumed(builder.messages, chain);
+                which = format!("{which}; {}", chain.explanation);
+                let found = chain.findings.iter().map(|f| (k, f.clone()));
+                sink.doc.tree.extend(found);
+            }
             sink.doc.conversations.insert(
                 k,
                 Conversation {
@@ -293,6 +304,14 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         c.index = i;
     }
     sink.doc
+}
+
+/// The resumed chain of a Claude Code file (`None` for other dialects, or when the file is to
+/// be read in file order).
+pub fn resumable(d: &'static dyn Dialect, chain: dialect::ChainReader) -> Option<dialect::Chain> {
+    (d.name() == dialect::ClaudeCode.name())
+        .then(|| chain.finish())
+        .flatten()
 }
 
 /// Split a stream into lines without keeping more than `max` bytes of any line (0: no limit):

@@ -54,6 +54,9 @@ pub struct ReadDoc {
     pub problems: Vec<Problem>,
     /// Remarks for `detect` (e.g. nothing found).
     pub notes: Vec<String>,
+    /// Findings about the `parentUuid` tree of a Claude Code file, with the index of the
+    /// conversation they belong to.
+    pub tree: Vec<(usize, crate::dialect::TreeFinding)>,
 }
 
 /// Guess the format: by file name first, then by content.
@@ -83,7 +86,7 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-pub use lines::{LineSink, LinesReader, each_line_from};
+pub use lines::{LineSink, LinesReader, each_line_from, resumable};
 
 /// Read a document.
 pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {

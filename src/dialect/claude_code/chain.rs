@@ -1,0 +1,532 @@
+//! The history Claude Code resumes: the `parentUuid` chain from the last main-chain message
+//! line of the file, as the real client (2.1.332) walks it (docs/claude-code.md):
+//! - the walk starts at the last non-sidechain `user`/`assistant` line in file order (not the
+//!   newest timestamp, and not necessarily a leaf);
+//! - of two lines with one `uuid`, the later one is the line;
+//! - a `parentUuid` that names no line continues at the line before it in the file;
+//! - a cycle (or a self-parent) ends the walk where it repeats;
+//! - a `compact_boundary` has no parent: the history starts there (its `logicalParentUuid`
+//!   links to the lines before, which the model no longer sees).
+//!
+//! [`ChainReader`] takes every line of a file and gives the lines of that path, the findings
+//! about the tree (TM011–TM015) and, for each result on the path whose call is not, where that
+//! call is.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::json::{Kind, NodeId, Tree, line_col, parse};
+use crate::rules::Rule;
+
+/// One line of the file that carries a `uuid`.
+#[derive(Debug, Clone)]
+struct Link {
+    line: usize,
+    uuid: String,
+    parent: Option<String>,
+    /// Column of the `parentUuid` value.
+    parent_column: usize,
+    sidechain: bool,
+    /// A `user` or `assistant` line.
+    message: bool,
+    boundary: bool,
+    logical_parent: Option<String>,
+    /// The line's bytes, to tell identical copies from conflicting ones.
+    digest: u64,
+    /// `message.id` of an assistant line: the lines of one API message share it.
+    group: Option<String>,
+    /// `tool_use` / `server_tool_use` ids of the line.
+    calls: Vec<String>,
+    /// `tool_result` ids (user lines) with their column.
+    results: Vec<(String, usize)>,
+    /// Server tool results (assistant lines): id, block type, column.
+    server_results: Vec<(String, String, usize)>,
+}
+
+/// A finding about the tree of lines (not about the pairing walk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFinding {
+    /// The rule.
+    pub rule: Rule,
+    /// Reported as a warning rather than the rule's severity.
+    pub warning: bool,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong, and what Claude Code and other readers do with it.
+    pub message: String,
+}
+
+/// The resumed history of one Claude Code file.
+#[derive(Debug, Clone, Default)]
+pub struct Chain {
+    /// Line numbers of the resumed path, first line first; `None` when the uuids do not
+    /// identify lines and the file is read in file order.
+    pub path: Option<Vec<usize>>,
+    /// Why this path (for `detect`/`--explain-detection`).
+    pub explanation: String,
+    /// Findings about the tree.
+    pub findings: Vec<TreeFinding>,
+    /// Result ids on the path whose call lies off it (reported as TM014, not walked).
+    pub split: HashSet<(usize, String)>,
+}
+
+/// Reads the links of a file line by line; [`ChainReader::finish`] walks them.
+#[derive(Debug, Default)]
+pub struct ChainReader {
+    links: Vec<Link>,
+    /// A main-chain message line without a `uuid`: the file is then read in file order.
+    untracked: bool,
+}
+
+/// Hash of a line's bytes (FNV-1a: stable, no dependency).
+fn digest(text: &[u8]) -> u64 {
+    text.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+fn column(tree: &Tree<'_>, node: NodeId) -> usize {
+    line_col(tree.src(), tree.span(node).0).1
+}
+
+impl ChainReader {
+    /// Read line `number` (its text without the line ending).
+    pub fn line(&mut self, number: usize, text: &[u8]) {
+        if memchr::memmem::find(text, b"\"parentUuid\"").is_none()
+            && memchr::memmem::find(text, b"\"uuid\"").is_none()
+        {
+            return;
+        }
+        let Ok(tree) = parse(text) else { return };
+        let root = tree.root();
+        if tree.kind(root) != Kind::Object {
+            return;
+        }
+        let ty = tree.get_str(root, "type").unwrap_or_default();
+        let message = ty == "user" || ty == "assistant";
+        let sidechain = tree.get(root, "isSidechain").and_then(|v| tree.bool(v)) == Some(true);
+        let Some(uuid) = tree.get_str(root, "uuid").filter(|u| !u.is_empty()) else {
+            if message && !sidechain {
+                self.untracked = true;
+            }
+            return;
+        };
+        let parent_node = tree.get(root, "parentUuid");
+        let mut link = Link {
+            line: number,
+            uuid: uuid.into_owned(),
+            parent: parent_node
+                .and_then(|p| tree.str(p))
+                .map(|p| p.into_owned()),
+            parent_column: parent_node.map_or(1, |p| column(&tree, p)),
+            sidechain,
+            message,
+            boundary: ty == "system" && tree.str_is(root, "subtype", "compact_boundary"),
+            logical_parent: tree
+                .get_str(root, "logicalParentUuid")
+                .map(|p| p.into_owned()),
+            digest: digest(text),
+            group: (ty == "assistant")
+                .then(|| {
+                    tree.path(root, &["message", "id"])
+                        .and_then(|i| tree.str(i))
+                })
+                .flatten()
+                .map(|g| g.into_owned()),
+            calls: Vec::new(),
+            results: Vec::new(),
+            server_results: Vec::new(),
+        };
+        let content = tree.path(root, &["message", "content"]);
+        for block in content.into_iter().flat_map(|c| tree.children(c)) {
+            let kind = tree.get_str(block, "type").unwrap_or_default();
+            let id = |key| tree.get_str(block, key).map(|s| s.into_owned());
+            if ty == "assistant" && (kind == "tool_use" || kind == "server_tool_use") {
+                link.calls.extend(id("id"));
+            } else if ty == "assistant" && kind.ends_with("_tool_result") {
+                if let Some(i) = id("tool_use_id") {
+                    link.server_results
+                        .push((i, kind.into_owned(), column(&tree, block)));
+                }
+            } else if ty == "user" && kind == "tool_result" {
+                if let Some(i) = id("tool_use_id") {
+                    link.results.push((i, column(&tree, block)));
+                }
+            }
+        }
+        self.links.push(link);
+    }
+
+    /// Walk the tree: `None` when the file has no main-chain lines with uuids, or has message
+    /// lines without one (then it is read in file order).
+    pub fn finish(self) -> Option<Chain> {
+        if self.untracked {
+            return None;
+        }
+        let links = self.links;
+        let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
+        let leaf = *main.iter().rev().find(|&&i| links[i].message)?;
+        // The later of two lines with one uuid is the line (as the client keeps it).
+        let mut by_uuid: HashMap<&str, usize> = HashMap::new();
+        for (i, l) in links.iter().enumerate() {
+            by_uuid.insert(&l.uuid, i);
+        }
+        let mut chain = Chain::default();
+        if let Some(f) = shared_uuid(&links) {
+            chain.explanation =
+                "read in file order: the uuids do not identify lines (see TM013)".into();
+            chain.findings.push(f);
+            return Some(chain);
+        }
+        duplicates(&links, &mut chain.findings);
+        parents(&links, &main, &by_uuid, &mut chain.findings);
+        let mut seen = HashSet::new();
+        let mut path = Vec::new();
+        let mut at = Some(leaf);
+        let mut gaps = 0;
+        while let Some(i) = at {
+            if !seen.insert(i) {
+                break;
+            }
+            path.push(i);
+            at = match links[i].parent.as_deref() {
+                None => None,
+                Some(p) => match by_uuid.get(p) {
+                    Some(&j) => Some(j),
+                    None => {
+                        gaps += 1;
+                        main.iter().rev().copied().find(|&j| j < i)
+                    }
+                },
+            };
+        }
+        path.reverse();
+        let path = with_parallel_parts(&links, &main, path);
+        let on_path: HashSet<usize> = path.iter().copied().collect();
+        let boundary = path.iter().position(|&i| links[i].boundary);
+        chain.explanation = format!(
+            "resumed history: the parentUuid chain from line {} (the last main-chain message line), {} of {} lines{}{}",
+            links[leaf].line,
+            path.len(),
+            links.len(),
+            if gaps > 0 {
+                format!(", {gaps} missing parent(s) bridged to the line before")
+            } else {
+                String::new()
+            },
+            match boundary {
+                Some(b) => format!(
+                    ", starting at the compact_boundary on line {}",
+                    links[path[b]].line
+                ),
+                None => String::new(),
+            }
+        );
+        split_pairs(&links, &path, &on_path, &mut chain);
+        server_orphans(&links, &path, &mut chain.findings);
+        chain.path = Some(path.iter().map(|&i| links[i].line).collect());
+        chain.findings.sort_by_key(|f| (f.line, f.column));
+        Some(chain)
+    }
+}
+
+/// The lines of one API message are chained one after another, and parallel results each
+/// hang from the line of their own call, so a single parent chain misses some of them; the
+/// client adds them back: every line of an API message on the path, then the result lines
+/// hanging from those lines, right after the message.
+fn with_parallel_parts(links: &[Link], main: &[usize], path: Vec<usize>) -> Vec<usize> {
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Of two lines with one uuid only the later one exists for the client.
+    let mut canonical: HashMap<&str, usize> = HashMap::new();
+    for &i in main {
+        canonical.insert(&links[i].uuid, i);
+    }
+    for &i in main
+        .iter()
+        .filter(|&&i| canonical[links[i].uuid.as_str()] == i)
+    {
+        if let Some(g) = links[i].group.as_deref() {
+            groups.entry(g).or_default().push(i);
+        }
+        if let Some(p) = links[i].parent.as_deref() {
+            children.entry(p).or_default().push(i);
+        }
+    }
+    let on_path: HashSet<usize> = path.iter().copied().collect();
+    let mut done: HashSet<usize> = HashSet::new();
+    let mut out = Vec::with_capacity(path.len());
+    for i in path {
+        if !done.insert(i) {
+            continue;
+        }
+        let Some(group) = links[i].group.as_deref().and_then(|g| groups.get(g)) else {
+            out.push(i);
+            continue;
+        };
+        let members: Vec<usize> = group
+            .iter()
+            .copied()
+            .filter(|&m| m == i || !on_path.contains(&m))
+            .collect();
+        let mut results = Vec::new();
+        for &m in &members {
+            if done.insert(m) || m == i {
+                out.push(m);
+            }
+            for &c in children.get(links[m].uuid.as_str()).into_iter().flatten() {
+                if !on_path.contains(&c) && !links[c].results.is_empty() && done.insert(c) {
+                    results.push(c);
+                }
+            }
+        }
+        results.sort_unstable();
+        out.extend(results);
+    }
+    out
+}
+
+/// One uuid shared by three lines or more with different content: the uuids are not
+/// identifiers (trimmed or redacted), so the tree cannot be read with confidence.
+fn shared_uuid(links: &[Link]) -> Option<TreeFinding> {
+    let mut lines: HashMap<&str, Vec<&Link>> = HashMap::new();
+    for l in links {
+        lines.entry(&l.uuid).or_default().push(l);
+    }
+    let (uuid, shared) = lines
+        .into_iter()
+        .filter(|(_, ls)| ls.len() >= 3 && ls.iter().any(|l| l.digest != ls[0].digest))
+        .min_by_key(|(_, ls)| ls[0].line)?;
+    Some(TreeFinding {
+        rule: Rule::DuplicateUuid,
+        warning: false,
+        line: shared[1].line,
+        column: 1,
+        message: format!(
+            "uuid `{uuid}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
+            shared.len(),
+            shared[0].line
+        ),
+    })
+}
+
+/// TM013: lines sharing a uuid. Identical copies collapse (a warning); different content is an
+/// error, since the client keeps only the later line.
+fn duplicates(links: &[Link], out: &mut Vec<TreeFinding>) {
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for (i, l) in links.iter().enumerate() {
+        let Some(&f) = first.get(l.uuid.as_str()) else {
+            first.insert(&l.uuid, i);
+            continue;
+        };
+        let earlier = &links[f];
+        let identical = earlier.digest == l.digest;
+        out.push(TreeFinding {
+            rule: Rule::DuplicateUuid,
+            warning: identical,
+            line: l.line,
+            column: 1,
+            message: if identical {
+                format!(
+                    "line repeats line {} byte for byte (uuid `{}`): Claude Code reads it once; readers that count lines see it twice",
+                    earlier.line, l.uuid
+                )
+            } else {
+                format!(
+                    "uuid `{}` is also the uuid of line {}, with different content: Claude Code 2.1.332 keeps this later line and silently drops line {} from the history; other readers disagree on which one is meant",
+                    l.uuid, earlier.line, earlier.line
+                )
+            },
+        });
+    }
+}
+
+/// TM011 (a parent that names no line) and TM012 (cycles and self-parents).
+fn parents(
+    links: &[Link],
+    main: &[usize],
+    by_uuid: &HashMap<&str, usize>,
+    out: &mut Vec<TreeFinding>,
+) {
+    for (k, &i) in main.iter().enumerate() {
+        let l = &links[i];
+        let Some(p) = l.parent.as_deref() else {
+            continue;
+        };
+        if p == l.uuid {
+            out.push(TreeFinding {
+                rule: Rule::ParentCycle,
+                warning: true,
+                line: l.line,
+                column: l.parent_column,
+                message: format!(
+                    "line is its own parent (parentUuid `{p}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail"
+                ),
+            });
+        } else if !by_uuid.contains_key(p) {
+            let before = k.checked_sub(1).map(|b| links[main[b]].line);
+            out.push(TreeFinding {
+                rule: Rule::MissingParent,
+                warning: true,
+                line: l.line,
+                column: l.parent_column,
+                message: format!(
+                    "parentUuid `{p}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
+                    before.map_or("nothing (the history starts here)".into(), |b| format!("the line before (line {b})"))
+                ),
+            });
+        }
+    }
+    // Cycles of two lines or more: follow parents from each line, colouring as we go.
+    let mut state = vec![0u8; links.len()];
+    for start in 0..links.len() {
+        let mut trail = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            if state[i] == 2 {
+                break;
+            }
+            if state[i] == 1 {
+                let cycle = &trail[trail.iter().position(|&t| t == i).unwrap_or(0)..];
+                if cycle.len() > 1 {
+                    let &first = cycle.iter().min().unwrap_or(&i);
+                    let l = &links[first];
+                    out.push(TreeFinding {
+                        rule: Rule::ParentCycle,
+                        warning: true,
+                        line: l.line,
+                        column: l.parent_column,
+                        message: format!(
+                            "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
+                            l.parent.as_deref().unwrap_or(""),
+                            cycle.len(),
+                            links[by_uuid[l.parent.as_deref().unwrap_or("")]].line
+                        ),
+                    });
+                }
+                break;
+            }
+            state[i] = 1;
+            trail.push(i);
+            at = links[i]
+                .parent
+                .as_deref()
+                .filter(|p| *p != links[i].uuid)
+                .and_then(|p| by_uuid.get(p).copied());
+        }
+        for t in trail {
+            state[t] = 2;
+        }
+    }
+}
+
+/// TM014: results on the path whose call is elsewhere in the file (an abandoned branch, or
+/// before a compact boundary): Claude Code drops them; the walk does not see them.
+fn split_pairs(links: &[Link], path: &[usize], on_path: &HashSet<usize>, chain: &mut Chain) {
+    let mut calls_on_path: HashSet<&str> = HashSet::new();
+    let mut boundary: Option<usize> = None;
+    for &i in path {
+        let l = &links[i];
+        if l.boundary {
+            boundary = Some(i);
+            calls_on_path.clear();
+        }
+        calls_on_path.extend(l.calls.iter().map(String::as_str));
+        for (id, col) in &l.results {
+            if calls_on_path.contains(id.as_str()) {
+                continue;
+            }
+            // A call on the path after its result is the walk's business (TM002).
+            let Some(call) = (0..links.len()).find(|c| links[*c].calls.contains(id)) else {
+                continue;
+            };
+            if on_path.contains(&call) {
+                continue;
+            }
+            let before_boundary = lineage(links, boundary, call);
+            let replaced = links.iter().rposition(|c| c.uuid == links[call].uuid) != Some(call);
+            let why = match boundary {
+                _ if replaced => format!(
+                    "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM013)",
+                    links[call].line
+                ),
+                Some(b) if before_boundary => format!(
+                    "its call (line {}) is before the compact_boundary on line {}: after compaction the model sees the summary, not the call",
+                    links[call].line, links[b].line
+                ),
+                _ => format!(
+                    "its call (line {}) is on another branch of the parentUuid tree (a /rewind fork or retry), which resume does not send",
+                    links[call].line
+                ),
+            };
+            chain.split.insert((l.line, id.clone()));
+            chain.findings.push(TreeFinding {
+                rule: Rule::SplitPair,
+                warning: false,
+                line: l.line,
+                column: *col,
+                message: format!(
+                    "tool result for `{id}` is on the resumed history but {why}. Claude Code 2.1.332 drops the result on resume; a plain reader gets the API's 400 (\"unexpected `tool_use_id` found in `tool_result` blocks: {id}\")"
+                ),
+            });
+        }
+    }
+}
+
+/// Is line `call` an ancestor of the boundary through its `logicalParentUuid`?
+fn lineage(links: &[Link], boundary: Option<usize>, call: usize) -> bool {
+    let Some(b) = boundary else { return false };
+    let by_uuid: HashMap<&str, usize> = links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.uuid.as_str(), i))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut at = links[b]
+        .logical_parent
+        .as_deref()
+        .and_then(|p| by_uuid.get(p).copied());
+    while let Some(i) = at {
+        if i == call {
+            return true;
+        }
+        if !seen.insert(i) {
+            return false;
+        }
+        let l = &links[i];
+        at = l
+            .parent
+            .as_deref()
+            .or(l.logical_parent.as_deref())
+            .and_then(|p| by_uuid.get(p).copied());
+    }
+    false
+}
+
+/// TM015: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
+/// path whose `server_tool_use` is not on it.
+fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
+    let mut calls: HashSet<&str> = HashSet::new();
+    for &i in path {
+        let l = &links[i];
+        if l.boundary {
+            calls.clear();
+        }
+        calls.extend(l.calls.iter().map(String::as_str));
+        for (id, kind, col) in &l.server_results {
+            if calls.contains(id.as_str()) {
+                continue;
+            }
+            out.push(TreeFinding {
+                rule: Rule::OrphanServerToolResult,
+                warning: false,
+                line: l.line,
+                column: *col,
+                message: format!(
+                    "`{kind}` for `{id}` has no `server_tool_use` with that id before it on the resumed history: Claude Code 2.1.332 sends it as it is and the API rejects the request with a 400"
+                ),
+            });
+        }
+    }
+}
