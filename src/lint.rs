@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions};
-use crate::dialect::{self, Dialect, TreeFinding};
+use crate::dialect::{self, Dialect, TreeFinding, TreeFix};
 use crate::finding::{Finding, Fix};
 use crate::model::{Conversation, Foreign, Pos};
 use crate::read::{self, ReadDoc, ReadOptions};
@@ -229,6 +229,21 @@ pub fn tree_finding(path: &str, conversation: usize, t: &TreeFinding) -> Finding
     f.line = t.line;
     f.column = t.column;
     f.conversation = Some(conversation);
+    f.fix = t.fix.as_ref().map(|fix| match fix {
+        TreeFix::DropCopy { .. } => Fix {
+            applicability: Applicability::Safe,
+            description: "delete the repeated line".into(),
+        },
+        TreeFix::Orphan { drop, .. } => Fix {
+            applicability: Applicability::Unsafe,
+            description: if drop.is_some() {
+                "keep its content as a text note (--orphans note), or remove the line and hang the lines below it from its parent (--orphans drop)"
+            } else {
+                "keep its content as a text note (--orphans note)"
+            }
+            .into(),
+        },
+    });
     f
 }
 
@@ -310,13 +325,32 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
                     Applicability::Safe,
                     "move the result right after its call",
                 ),
+                None if !movable(result) => offer(
+                    match &result.result.split {
+                        Some(why) => on_result(
+                            Rule::SplitPair,
+                            result,
+                            format!(
+                                "tool result for {id} is on the resumed history, but {why}{provider}"
+                            ),
+                        ),
+                        None => on_result(
+                            Rule::OrphanToolResult,
+                            result,
+                            format!("tool result for {id} answers no call{provider}"),
+                        ),
+                    },
+                    dialect.can_note_result(result),
+                    Applicability::Unsafe,
+                    "keep its content as a text note instead of a result (--orphans note)",
+                ),
                 None => offer(
                     on_result(
                         Rule::OrphanToolResult,
                         result,
                         format!("tool result for {id} answers no call{provider}"),
                     ),
-                    movable(result),
+                    true,
                     Applicability::Unsafe,
                     "drop it (--orphans drop) or keep its content as a note (--orphans note)",
                 ),

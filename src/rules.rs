@@ -124,18 +124,20 @@ impl Rule {
     /// policy flag), or none.
     pub fn fix(self) -> Option<Applicability> {
         match self {
-            Rule::DanglingToolCall | Rule::MisplacedToolResult => Some(Applicability::Safe),
-            Rule::OrphanToolResult | Rule::DuplicateToolResult | Rule::DuplicateToolCallId => {
-                Some(Applicability::Unsafe)
+            // TM013: only identical copies have a fix.
+            Rule::DanglingToolCall | Rule::MisplacedToolResult | Rule::DuplicateUuid => {
+                Some(Applicability::Safe)
             }
+            Rule::OrphanToolResult
+            | Rule::DuplicateToolResult
+            | Rule::DuplicateToolCallId
+            | Rule::SplitPair
+            | Rule::OrphanServerToolResult => Some(Applicability::Unsafe),
             Rule::MissingToolCallId
             | Rule::InvalidJson
             | Rule::HitlDoubleExecutionRisk
             | Rule::MissingParent
-            | Rule::ParentCycle
-            | Rule::DuplicateUuid
-            | Rule::SplitPair
-            | Rule::OrphanServerToolResult => None,
+            | Rule::ParentCycle => None,
         }
     }
 
@@ -219,7 +221,14 @@ mod tests {
             .into_iter()
             .filter(|r| r.fix() == Some(Applicability::Safe))
             .collect();
-        assert_eq!(safe, [Rule::DanglingToolCall, Rule::MisplacedToolResult]);
+        assert_eq!(
+            safe,
+            [
+                Rule::DanglingToolCall,
+                Rule::MisplacedToolResult,
+                Rule::DuplicateUuid
+            ]
+        );
         assert_eq!(Rule::MissingToolCallId.fix(), None);
         assert_eq!(Rule::DuplicateToolCallId.fix(), Some(Applicability::Unsafe));
     }

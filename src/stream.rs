@@ -52,7 +52,7 @@ pub fn lint_lines<R: BufRead>(
         options.read.max_line_bytes,
         |number, start, text, long, last| {
             if long.is_none() {
-                chain.line(number, text);
+                chain.line(number, start, text);
             }
             lines.line(number, start, text, long, last, &mut sink);
         },

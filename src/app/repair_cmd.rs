@@ -105,8 +105,9 @@ pub fn run(a: RepairArgs) -> Result<Status> {
 
 /// Findings of a document, and how many of them the repair fixed.
 fn counts(analysed: &lint::Analysed, repaired: &repair::Repaired) -> (usize, usize) {
-    let total: usize =
-        analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
+    let total: usize = analysed.defects.iter().map(Vec::len).sum::<usize>()
+        + analysed.doc.problems.len()
+        + analysed.doc.tree.len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     (total, fixed)
 }

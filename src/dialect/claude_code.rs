@@ -15,7 +15,7 @@
 pub mod chain;
 mod placeholder;
 
-use crate::analysis::{CallAt, Defect, Window};
+use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::read::Numbering;
@@ -38,6 +38,9 @@ const LINE_TYPES: &[&str] = &[
     "progress",
     "attachment",
 ];
+
+/// The Claude Code release whose resume behaviour the findings describe (docs/claude-code.md).
+pub const CLIENT: &str = "2.1.332";
 
 /// Block types of calls whose result comes back inline (never dangling).
 const SERVER_CALLS: &[&str] = &["server_tool_use", "mcp_tool_use"];
@@ -144,14 +147,22 @@ impl Dialect for ClaudeCode {
         placeholder::insert(cx, calls)
     }
 
+    fn note_result(&self, cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+        placeholder::note_result(cx, result)
+    }
+
+    fn can_note_result(&self, result: &ResultAt) -> bool {
+        result.result.span.end > result.result.span.start
+    }
+
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         Some(match defect {
             Defect::Dangling { call, .. } => format!(
-                "Anthropic would reject this on resume: \"messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"",
+                "On resume Claude Code {CLIENT} drops the assistant message that made this call when more history follows it (the model forgets it ran the tool), or answers a final call with its own \"[Tool call interrupted…]\" result; other readers get the API's 400: \"messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"",
                 call.call.id.as_deref().unwrap_or("")
             ),
             Defect::Orphan { result, .. } => format!(
-                "Anthropic would reject this on resume: \"messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.\"",
+                "On resume Claude Code {CLIENT} silently drops this result; other readers get the API's 400: \"messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.\"",
                 result.result.id.as_deref().unwrap_or("")
             ),
             Defect::Misplaced { .. } => "the result comes after the next assistant turn, so the Anthropic API sees the call unanswered (`tool_use` ids were found without `tool_result` blocks immediately after)".into(),
@@ -164,8 +175,8 @@ impl Dialect for ClaudeCode {
 }
 
 /// The messages of the main thread that Claude Code resumes, in the order of its chain
-/// (`chain.path`), numbered afresh. Results whose call lies off the chain (TM014) are left
-/// out of the walk; message lines off the chain (abandoned branches) are not part of it.
+/// (`chain.path`), numbered afresh. Results whose call lies off the chain say why (TM014);
+/// message lines off the chain (abandoned branches) are not part of it.
 pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
     let Some(path) = &chain.path else {
         return messages;
@@ -181,11 +192,11 @@ pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
     kept.into_iter()
         .map(|(_, mut m)| {
             let line = m.pos.line;
-            m.results.retain(|r| {
-                !r.id
-                    .as_ref()
-                    .is_some_and(|id| chain.split.contains(&(line, id.clone())))
-            });
+            for r in &mut m.results {
+                if let Some(id) = &r.id {
+                    r.split = chain.split.get(&(line, id.clone())).cloned();
+                }
+            }
             m.continuation = false;
             numbering.number(&mut m);
             m

@@ -21,7 +21,7 @@ use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
-pub use claude_code::chain::{Chain, ChainReader, TreeFinding};
+pub use claude_code::chain::{Chain, ChainReader, DropLine, TreeFinding, TreeFix};
 pub use claude_code::{ClaudeCode, resumed};
 pub use codex::CodexRollout;
 pub use gemini::Gemini;
@@ -88,6 +88,20 @@ pub trait Dialect: Sync {
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let _ = (cx, msg);
         None
+    }
+
+    /// Edits turning the orphan result *block* `result` into a plain text block that keeps its
+    /// content (orphan policy `note`), for dialects whose results cannot be noted as whole
+    /// messages; `None` when it cannot.
+    fn note_result(&self, cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+        let _ = (cx, result);
+        None
+    }
+
+    /// Whether [`Dialect::note_result`] can note this result (for the fix shown by `lint`).
+    fn can_note_result(&self, result: &ResultAt) -> bool {
+        let _ = result;
+        false
     }
 
     /// The provider's own words for a defect (quoted in the finding's message), if known.

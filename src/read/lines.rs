@@ -264,7 +264,7 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         let too_long = (options.max_line_bytes > 0 && text.len() > options.max_line_bytes)
             .then_some(text.len());
         if too_long.is_none() {
-            chain.line(number, text);
+            chain.line(number, start, text);
         }
         reader.line(number, start, text, too_long, last, &mut sink);
         start = nl + 1;

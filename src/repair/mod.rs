@@ -10,7 +10,7 @@ mod edit;
 use std::collections::BTreeMap;
 
 use crate::analysis::{CallAt, Defect, Window};
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, DropLine, TreeFix};
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
 
@@ -91,7 +91,8 @@ pub struct Repaired {
     pub placeholders: usize,
     /// Defects fixed by the first round, per conversation (indices into each defect list).
     pub fixed: Vec<Vec<usize>>,
-    /// Defects fixed by further rounds (see [`document`]).
+    /// Defects fixed by further rounds (see [`document`]), and Claude Code tree findings
+    /// fixed.
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
@@ -118,7 +119,7 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         },
         placeholders: first.placeholders,
         fixed: first.fixed,
-        fixed_later: 0,
+        fixed_later: first.tree_fixed,
     };
     let mut deferred = first.deferred;
     let mut lint_options = analysed.options.clone();
@@ -134,7 +135,7 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         }
         repaired.output = next.edits.apply(&repaired.output);
         repaired.placeholders += next.placeholders;
-        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>();
+        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>() + next.tree_fixed;
         deferred = next.deferred;
     }
     repaired
@@ -143,6 +144,8 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
 /// The edits of one round over all conversations.
 struct Round {
     edits: EditSet,
+    /// Claude Code tree findings fixed.
+    tree_fixed: usize,
     placeholders: usize,
     fixed: Vec<Vec<usize>>,
     /// Some fix conflicted with another and was held back.
@@ -152,6 +155,7 @@ struct Round {
 fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
     let mut r = Round {
         edits: EditSet::default(),
+        tree_fixed: 0,
         placeholders: 0,
         fixed: Vec::new(),
         deferred: false,
@@ -162,7 +166,64 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
     }
+    for (_, finding) in &analysed.doc.tree {
+        let group = finding.fix.as_ref().and_then(|f| tree_fix(src, f, options));
+        if let Some(group) = group {
+            if r.edits.try_add(group) {
+                r.tree_fixed += 1;
+            } else {
+                r.deferred = true;
+            }
+        }
+    }
     r
+}
+
+/// The edits of a fix of a Claude Code tree finding, when the options allow it.
+fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Edit>> {
+    // A line goes with its line ending.
+    let whole = |(start, end): (usize, usize)| {
+        let end = match src.get(end..) {
+            Some([b'\r', b'\n', ..]) => end + 2,
+            Some([b'\n', ..]) => end + 1,
+            _ => end,
+        };
+        Edit::delete(start, end)
+    };
+    match fix {
+        TreeFix::DropCopy { line } => Some(vec![whole(*line)]),
+        TreeFix::Orphan { block, note, .. } if options.orphans == OrphanPolicy::Note => {
+            let text = crate::json::J::obj([
+                ("type", crate::json::J::str("text")),
+                ("text", crate::json::J::str(note.clone())),
+            ])
+            .render(&crate::json::Style::default());
+            Some(vec![Edit::replace(block.0, block.1, text)])
+        }
+        TreeFix::Orphan {
+            drop:
+                Some(DropLine {
+                    line,
+                    children,
+                    parent,
+                }),
+            ..
+        } if options.orphans == OrphanPolicy::Drop => {
+            let value = match parent {
+                Some(p) => crate::json::J::str(p.clone()),
+                None => crate::json::J::Null,
+            }
+            .render(&crate::json::Style::default());
+            let mut edits = vec![whole(*line)];
+            edits.extend(
+                children
+                    .iter()
+                    .map(|&(a, b)| Edit::replace(a, b, value.clone())),
+            );
+            Some(edits)
+        }
+        TreeFix::Orphan { .. } => None,
+    }
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
@@ -313,7 +374,10 @@ fn orphan_fix(
 ) -> Option<Vec<Edit>> {
     let msg = cx.owner;
     if !result.result.whole_message {
-        return None;
+        return match cx.options.orphans {
+            OrphanPolicy::Note => dialect.note_result(cx, result),
+            _ => None,
+        };
     }
     match cx.options.orphans {
         OrphanPolicy::Keep => None,

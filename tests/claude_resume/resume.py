@@ -3,7 +3,7 @@
 Usage: resume.py CLAUDE_BINARY SESSION.jsonl [--raw]
 
 Lays SESSION.jsonl under a temporary HOME at `.claude/projects/<slug of cwd>/<id>.jsonl`
-(the id is the first `sessionId` in the file), starts stub.py on 127.0.0.1, runs
+(the id is the first `sessionId` in the file when it is a UUID), starts stub.py on 127.0.0.1, runs
 `claude --resume <id> -p continue` against it (dummy key, no telemetry, bounded time), and
 prints the `messages` of the main `POST /v1/messages` request as JSON (the request with the
 most messages). With --raw, prints the whole request body. Exit status 3 when the client sent
@@ -18,18 +18,24 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 HERE = pathlib.Path(__file__).resolve().parent
 TIMEOUT = int(os.environ.get("CLAUDE_RESUME_TIMEOUT", "60"))
 
 
 def session_id(path):
+    """The file's `sessionId` when it is a UUID (the client resumes only those), else a fixed
+    UUID naming the file."""
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = re.search(r'"sessionId"\s*:\s*"([^"]+)"', line)
             if m:
-                return m.group(1)
-    return path.stem
+                try:
+                    return str(uuid.UUID(m.group(1)))
+                except ValueError:
+                    break
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, path.name))
 
 
 def main():

@@ -1,7 +1,8 @@
 //! The history Claude Code resumes: the `parentUuid` chain from the last main-chain message
 //! line of the file, as the real client (2.1.332) walks it (docs/claude-code.md):
-//! - the walk starts at the last non-sidechain `user`/`assistant` line in file order (not the
-//!   newest timestamp, and not necessarily a leaf);
+//! - the walk starts at the last non-sidechain line of the file, or, when lines hanging from it
+//!   are newer (a late write, such as a parallel result), at its newest such descendant;
+//!   not at the newest leaf of the tree;
 //! - of two lines with one `uuid`, the later one is the line;
 //! - a `parentUuid` that names no line continues at the line before it in the file;
 //! - a cycle (or a self-parent) ends the walk where it repeats;
@@ -21,6 +22,10 @@ use crate::rules::Rule;
 #[derive(Debug, Clone)]
 struct Link {
     line: usize,
+    /// Byte span of the line's text in the file (line ending excluded).
+    span: (usize, usize),
+    /// Byte span of the `parentUuid` value in the file.
+    parent_span: Option<(usize, usize)>,
     uuid: String,
     parent: Option<String>,
     /// Column of the `parentUuid` value.
@@ -28,6 +33,8 @@ struct Link {
     sidechain: bool,
     /// A `user` or `assistant` line.
     message: bool,
+    /// The `timestamp` (ISO 8601, compared as text).
+    timestamp: Option<String>,
     boundary: bool,
     logical_parent: Option<String>,
     /// The line's bytes, to tell identical copies from conflicting ones.
@@ -36,10 +43,48 @@ struct Link {
     group: Option<String>,
     /// `tool_use` / `server_tool_use` ids of the line.
     calls: Vec<String>,
-    /// `tool_result` ids (user lines) with their column.
-    results: Vec<(String, usize)>,
-    /// Server tool results (assistant lines): id, block type, column.
-    server_results: Vec<(String, String, usize)>,
+    /// `tool_result` ids (user lines).
+    results: Vec<String>,
+    /// Server tool results (assistant lines).
+    server_results: Vec<ServerResult>,
+    /// The line's content is that one server tool result.
+    only_block: bool,
+}
+
+/// A server tool result block of an assistant line.
+#[derive(Debug, Clone)]
+struct ServerResult {
+    id: String,
+    kind: String,
+    column: usize,
+    /// Byte span of the block in the file.
+    span: (usize, usize),
+    /// What it holds, as text (for a note).
+    text: String,
+}
+
+/// What a server tool result holds, as plain text: `title — url` per search result, the text
+/// of a string, or the JSON of anything else.
+fn server_text(tree: &Tree<'_>, block: NodeId) -> String {
+    let Some(content) = tree.get(block, "content") else {
+        return String::new();
+    };
+    if let Some(s) = tree.str(content) {
+        return s.into_owned();
+    }
+    let found: Vec<String> = tree
+        .children(content)
+        .filter_map(|r| {
+            let url = tree.get_str(r, "url")?;
+            let title = tree.get_str(r, "title").unwrap_or_default();
+            Some(format!("{title} — {url}"))
+        })
+        .collect();
+    if found.is_empty() {
+        tree.raw_str(content).into_owned()
+    } else {
+        found.join("\n")
+    }
 }
 
 /// A finding about the tree of lines (not about the pairing walk).
@@ -55,6 +100,40 @@ pub struct TreeFinding {
     pub column: usize,
     /// What is wrong, and what Claude Code and other readers do with it.
     pub message: String,
+    /// The fix, if there is one.
+    pub fix: Option<TreeFix>,
+}
+
+/// A fix of a tree finding, as byte spans of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeFix {
+    /// Delete a line that repeats an earlier one byte for byte (safe: nothing is lost).
+    DropCopy {
+        /// The line's text span (its line ending goes with it).
+        line: (usize, usize),
+    },
+    /// A server tool result without its call (unsafe): `--orphans note` turns the block into a
+    /// text block holding `note`; `--orphans drop` removes its line when it is the line's only
+    /// block.
+    Orphan {
+        /// The block's span.
+        block: (usize, usize),
+        /// The text that replaces it.
+        note: String,
+        /// How to remove its line, when the block is all the line holds.
+        drop: Option<DropLine>,
+    },
+}
+
+/// Removing a line and hanging the lines below it from its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropLine {
+    /// The line's text span (its line ending goes with it).
+    pub line: (usize, usize),
+    /// The `parentUuid` values of the lines that hang from it.
+    pub children: Vec<(usize, usize)>,
+    /// The line's own `parentUuid` (`None`: null).
+    pub parent: Option<String>,
 }
 
 /// The resumed history of one Claude Code file.
@@ -67,8 +146,8 @@ pub struct Chain {
     pub explanation: String,
     /// Findings about the tree.
     pub findings: Vec<TreeFinding>,
-    /// Result ids on the path whose call lies off it (reported as TM014, not walked).
-    pub split: HashSet<(usize, String)>,
+    /// Results on the path whose call lies off it, by (line, id): why (reported as TM014).
+    pub split: HashMap<(usize, String), String>,
 }
 
 /// Reads the links of a file line by line; [`ChainReader::finish`] walks them.
@@ -91,8 +170,12 @@ fn column(tree: &Tree<'_>, node: NodeId) -> usize {
 }
 
 impl ChainReader {
-    /// Read line `number` (its text without the line ending).
-    pub fn line(&mut self, number: usize, text: &[u8]) {
+    /// Read line `number` (its text without the line ending), which starts at byte `start`.
+    pub fn line(&mut self, number: usize, start: usize, text: &[u8]) {
+        let (text, start) = match text.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) if start == 0 => (rest, 3),
+            _ => (text, start),
+        };
         if memchr::memmem::find(text, b"\"parentUuid\"").is_none()
             && memchr::memmem::find(text, b"\"uuid\"").is_none()
         {
@@ -115,6 +198,13 @@ impl ChainReader {
         let parent_node = tree.get(root, "parentUuid");
         let mut link = Link {
             line: number,
+            span: (start, start + text.len()),
+            parent_span: parent_node
+                .filter(|&p| tree.kind(p) == Kind::String)
+                .map(|p| {
+                    let (a, b) = tree.span(p);
+                    (start + a, start + b)
+                }),
             uuid: uuid.into_owned(),
             parent: parent_node
                 .and_then(|p| tree.str(p))
@@ -122,6 +212,7 @@ impl ChainReader {
             parent_column: parent_node.map_or(1, |p| column(&tree, p)),
             sidechain,
             message,
+            timestamp: tree.get_str(root, "timestamp").map(|t| t.into_owned()),
             boundary: ty == "system" && tree.str_is(root, "subtype", "compact_boundary"),
             logical_parent: tree
                 .get_str(root, "logicalParentUuid")
@@ -137,8 +228,10 @@ impl ChainReader {
             calls: Vec::new(),
             results: Vec::new(),
             server_results: Vec::new(),
+            only_block: false,
         };
         let content = tree.path(root, &["message", "content"]);
+        let blocks = content.map_or(0, |c| tree.len(c));
         for block in content.into_iter().flat_map(|c| tree.children(c)) {
             let kind = tree.get_str(block, "type").unwrap_or_default();
             let id = |key| tree.get_str(block, key).map(|s| s.into_owned());
@@ -146,13 +239,18 @@ impl ChainReader {
                 link.calls.extend(id("id"));
             } else if ty == "assistant" && kind.ends_with("_tool_result") {
                 if let Some(i) = id("tool_use_id") {
-                    link.server_results
-                        .push((i, kind.into_owned(), column(&tree, block)));
+                    let (a, b) = tree.span(block);
+                    link.server_results.push(ServerResult {
+                        id: i,
+                        kind: kind.into_owned(),
+                        column: column(&tree, block),
+                        span: (start + a, start + b),
+                        text: server_text(&tree, block),
+                    });
+                    link.only_block = blocks == 1;
                 }
             } else if ty == "user" && kind == "tool_result" {
-                if let Some(i) = id("tool_use_id") {
-                    link.results.push((i, column(&tree, block)));
-                }
+                link.results.extend(id("tool_use_id"));
             }
         }
         self.links.push(link);
@@ -166,12 +264,16 @@ impl ChainReader {
         }
         let links = self.links;
         let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
-        let leaf = *main.iter().rev().find(|&&i| links[i].message)?;
+        if !main.iter().any(|&i| links[i].message) {
+            return None;
+        }
         // The later of two lines with one uuid is the line (as the client keeps it).
         let mut by_uuid: HashMap<&str, usize> = HashMap::new();
         for (i, l) in links.iter().enumerate() {
             by_uuid.insert(&l.uuid, i);
         }
+        let last = *main.last()?;
+        let leaf = newest_descendant(&links, &main, &by_uuid, last);
         let mut chain = Chain::default();
         if let Some(f) = shared_uuid(&links) {
             chain.explanation =
@@ -205,9 +307,21 @@ impl ChainReader {
         let path = with_parallel_parts(&links, &main, path);
         let on_path: HashSet<usize> = path.iter().copied().collect();
         let boundary = path.iter().position(|&i| links[i].boundary);
+        let abandoned = main
+            .iter()
+            .filter(|&&i| links[i].message && !on_path.contains(&i))
+            .count();
         chain.explanation = format!(
-            "resumed history: the parentUuid chain from line {} (the last main-chain message line), {} of {} lines{}{}",
+            "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
             links[leaf].line,
+            if leaf == last {
+                " (the file's last line)".to_string()
+            } else {
+                format!(
+                    " (the newest line below line {}, the file's last line)",
+                    links[last].line
+                )
+            },
             path.len(),
             links.len(),
             if gaps > 0 {
@@ -221,6 +335,12 @@ impl ChainReader {
                     links[path[b]].line
                 ),
                 None => String::new(),
+            },
+            match abandoned {
+                0 => String::new(),
+                n => format!(
+                    "; {n} message line(s) off it (abandoned branches, replaced copies, or before a compaction) are not checked"
+                ),
             }
         );
         split_pairs(&links, &path, &on_path, &mut chain);
@@ -229,6 +349,43 @@ impl ChainReader {
         chain.findings.sort_by_key(|f| (f.line, f.column));
         Some(chain)
     }
+}
+
+/// Where the client starts: from `start`, down to the newest child written after it (by
+/// timestamp), again and again.
+fn newest_descendant(
+    links: &[Link],
+    main: &[usize],
+    by_uuid: &HashMap<&str, usize>,
+    start: usize,
+) -> usize {
+    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &i in main {
+        if by_uuid.get(links[i].uuid.as_str()) == Some(&i)
+            && let Some(p) = links[i].parent.as_deref()
+        {
+            children.entry(p).or_default().push(i);
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut at = start;
+    while seen.insert(at) {
+        let Some(now) = links[at].timestamp.as_deref() else {
+            break;
+        };
+        let newer = children
+            .get(links[at].uuid.as_str())
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&c| links[c].timestamp.as_deref().is_some_and(|t| t > now))
+            .max_by(|&a, &b| links[a].timestamp.cmp(&links[b].timestamp));
+        match newer {
+            Some(c) => at = c,
+            None => break,
+        }
+    }
+    at
 }
 
 /// The lines of one API message are chained one after another, and parallel results each
@@ -303,6 +460,7 @@ fn shared_uuid(links: &[Link]) -> Option<TreeFinding> {
         warning: false,
         line: shared[1].line,
         column: 1,
+        fix: None,
         message: format!(
             "uuid `{uuid}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
             shared.len(),
@@ -327,6 +485,7 @@ fn duplicates(links: &[Link], out: &mut Vec<TreeFinding>) {
             warning: identical,
             line: l.line,
             column: 1,
+            fix: identical.then_some(TreeFix::DropCopy { line: l.span }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{}`): Claude Code reads it once; readers that count lines see it twice",
@@ -360,6 +519,7 @@ fn parents(
                 warning: true,
                 line: l.line,
                 column: l.parent_column,
+                fix: None,
                 message: format!(
                     "line is its own parent (parentUuid `{p}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail"
                 ),
@@ -371,6 +531,7 @@ fn parents(
                 warning: true,
                 line: l.line,
                 column: l.parent_column,
+                fix: None,
                 message: format!(
                     "parentUuid `{p}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
                     before.map_or("nothing (the history starts here)".into(), |b| format!("the line before (line {b})"))
@@ -397,6 +558,7 @@ fn parents(
                         warning: true,
                         line: l.line,
                         column: l.parent_column,
+                        fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
                             l.parent.as_deref().unwrap_or(""),
@@ -433,7 +595,7 @@ fn split_pairs(links: &[Link], path: &[usize], on_path: &HashSet<usize>, chain: 
             calls_on_path.clear();
         }
         calls_on_path.extend(l.calls.iter().map(String::as_str));
-        for (id, col) in &l.results {
+        for id in &l.results {
             if calls_on_path.contains(id.as_str()) {
                 continue;
             }
@@ -460,16 +622,7 @@ fn split_pairs(links: &[Link], path: &[usize], on_path: &HashSet<usize>, chain: 
                     links[call].line
                 ),
             };
-            chain.split.insert((l.line, id.clone()));
-            chain.findings.push(TreeFinding {
-                rule: Rule::SplitPair,
-                warning: false,
-                line: l.line,
-                column: *col,
-                message: format!(
-                    "tool result for `{id}` is on the resumed history but {why}. Claude Code 2.1.332 drops the result on resume; a plain reader gets the API's 400 (\"unexpected `tool_use_id` found in `tool_result` blocks: {id}\")"
-                ),
-            });
+            chain.split.insert((l.line, id.clone()), why);
         }
     }
 }
@@ -508,13 +661,21 @@ fn lineage(links: &[Link], boundary: Option<usize>, call: usize) -> bool {
 /// path whose `server_tool_use` is not on it.
 fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
     let mut calls: HashSet<&str> = HashSet::new();
+    let children = |uuid: &str| -> Vec<(usize, usize)> {
+        links
+            .iter()
+            .filter(|c| c.parent.as_deref() == Some(uuid))
+            .filter_map(|c| c.parent_span)
+            .collect()
+    };
     for &i in path {
         let l = &links[i];
         if l.boundary {
             calls.clear();
         }
         calls.extend(l.calls.iter().map(String::as_str));
-        for (id, kind, col) in &l.server_results {
+        for r in &l.server_results {
+            let (id, kind) = (&r.id, &r.kind);
             if calls.contains(id.as_str()) {
                 continue;
             }
@@ -522,7 +683,19 @@ fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
                 rule: Rule::OrphanServerToolResult,
                 warning: false,
                 line: l.line,
-                column: *col,
+                column: r.column,
+                fix: Some(TreeFix::Orphan {
+                    block: r.span,
+                    note: format!(
+                        "[Result of server tool call {id} ({kind}), whose call is not in this history:]\n{}",
+                        r.text
+                    ),
+                    drop: l.only_block.then(|| DropLine {
+                        line: l.span,
+                        children: children(&l.uuid),
+                        parent: l.parent.clone(),
+                    }),
+                }),
                 message: format!(
                     "`{kind}` for `{id}` has no `server_tool_use` with that id before it on the resumed history: Claude Code 2.1.332 sends it as it is and the API rejects the request with a 400"
                 ),
