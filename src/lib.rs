@@ -21,5 +21,6 @@ pub mod read;
 pub mod render;
 pub mod repair;
 pub mod rules;
+pub mod sessions;
 pub mod simulate;
 pub mod stream;

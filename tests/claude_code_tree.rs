@@ -168,3 +168,26 @@ fn a_server_result_without_its_call_goes_as_a_whole_line() {
     assert_eq!(after[1]["parentUuid"], before[1]["parentUuid"]);
     assert_eq!(after[1]["uuid"], before[2]["uuid"]);
 }
+
+#[test]
+fn only_a_torn_final_line_is_dropped_and_only_when_asked() {
+    let bytes = fixture("torn-tail");
+    let kept = api::repair("t.jsonl", &bytes, &RepairOptions::default());
+    assert_eq!(kept.output, bytes);
+    assert_eq!(kept.torn_tail, None);
+    let drop = RepairOptions {
+        drop_torn_tail: true,
+        ..RepairOptions::default()
+    };
+    let dropped = api::repair("t.jsonl", &bytes, &drop);
+    let cut = bytes.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    assert_eq!(dropped.output, &bytes[..cut]);
+    assert_eq!(dropped.torn_tail, Some((4, bytes.len() - cut)));
+    assert!(api::codes("t.jsonl", &dropped.output).is_empty());
+    // The same torn line with a line after it is not a torn tail: never dropped.
+    let mut middle = bytes.clone();
+    middle.extend_from_slice(b"\n{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"x\"}\n");
+    let fixed = api::repair("m.jsonl", &middle, &drop);
+    assert_eq!(fixed.torn_tail, None);
+    assert_eq!(fixed.output, middle);
+}

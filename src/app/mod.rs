@@ -5,6 +5,7 @@ pub mod args;
 mod detect_cmd;
 mod lint_cmd;
 mod repair_cmd;
+mod sessions_cmd;
 mod simulate_cmd;
 
 use std::io::{IsTerminal, Write};
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Detect(a) => detect_cmd::run(a),
         Command::Simulate(a) => simulate_cmd::run(a),
         Command::Rules => rules(),
+        Command::Sessions(a) => sessions_cmd::run(a),
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use toolmend::lint;
 use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
 
-use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
+use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs, TruncatedArg};
 use toolmend::io::write;
 
 use super::{Status, lint_options, report_errors, stdout_color};
@@ -31,6 +31,7 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         }),
         reid: a.duplicate_ids.is_some(),
         before_results: a.input.profile == Some(Profile::Deerflow),
+        drop_torn_tail: a.truncated == TruncatedArg::Drop,
     };
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
@@ -108,7 +109,9 @@ fn counts(analysed: &lint::Analysed, repaired: &repair::Repaired) -> (usize, usi
     let total: usize = analysed.defects.iter().map(Vec::len).sum::<usize>()
         + analysed.doc.problems.len()
         + analysed.doc.tree.len();
-    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
+    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>()
+        + repaired.fixed_later
+        + usize::from(repaired.torn_tail.is_some());
     (total, fixed)
 }
 
@@ -142,6 +145,11 @@ fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired, al
             super::say(format_args!("{name}: clean; left untouched"));
         }
         return;
+    }
+    if let Some((line, bytes)) = repaired.torn_tail {
+        super::say(format_args!(
+            "{name}: dropped the torn final line {line} ({bytes} bytes; --truncated drop)"
+        ));
     }
     if repaired.placeholders > 0 {
         super::say(format_args!(

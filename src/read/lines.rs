@@ -90,7 +90,7 @@ impl<'o> LinesReader<'o> {
             Err(e) => {
                 let (_, column) = crate::json::line_col(text, e.offset);
                 let what = if last && e.message.contains("truncated") {
-                    "truncated final line"
+                    super::TORN_FINAL_LINE
                 } else {
                     "invalid JSON"
                 };

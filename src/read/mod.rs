@@ -43,6 +43,9 @@ pub struct Problem {
     pub message: String,
 }
 
+/// How the problem of a JSON Lines file's torn final line (a write cut short) begins.
+pub const TORN_FINAL_LINE: &str = "truncated final line";
+
 /// What a document holds.
 #[derive(Debug, Default)]
 pub struct ReadDoc {

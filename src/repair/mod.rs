@@ -56,6 +56,9 @@ pub struct RepairOptions {
     pub reid: bool,
     /// Seed compatibility: placeholders right after the calling message, before its results.
     pub before_results: bool,
+    /// Remove a JSON Lines file's torn final line (unsafe; `--truncated drop`). A torn line
+    /// anywhere else is never removed.
+    pub drop_torn_tail: bool,
 }
 
 impl Default for RepairOptions {
@@ -67,6 +70,7 @@ impl Default for RepairOptions {
             duplicates: None,
             reid: false,
             before_results: false,
+            drop_torn_tail: false,
         }
     }
 }
@@ -96,6 +100,8 @@ pub struct Repaired {
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
+    /// The torn final line removed (`--truncated drop`): its number and length in bytes.
+    pub torn_tail: Option<(usize, usize)>,
 }
 
 /// Rounds of repair at most (see [`document`]).
@@ -109,7 +115,15 @@ const MAX_ROUNDS: usize = 8;
 /// Rounds go on while some fix was held back, so the output is a fixed point: repairing it
 /// again changes nothing.
 pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
-    let first = round(src, analysed, options);
+    let mut first = round(src, analysed, options);
+    let torn_tail = options
+        .drop_torn_tail
+        .then(|| torn_tail(src, analysed))
+        .flatten();
+    if let Some((start, _)) = torn_tail {
+        // Edits inside the torn line cannot exist: it was not read.
+        first.edits.try_add(vec![Edit::delete(start, src.len())]);
+    }
     let mut repaired = Repaired {
         changed: !first.edits.is_empty(),
         output: if first.edits.is_empty() {
@@ -120,6 +134,7 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         placeholders: first.placeholders,
         fixed: first.fixed,
         fixed_later: first.tree_fixed,
+        torn_tail: torn_tail.map(|(start, line)| (line, src.len() - start)),
     };
     let mut deferred = first.deferred;
     let mut lint_options = analysed.options.clone();
@@ -139,6 +154,23 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         deferred = next.deferred;
     }
     repaired
+}
+
+/// Where the torn final line of a JSON Lines file starts, and its number: the last line, when
+/// it was reported as cut short and only blanks follow it.
+fn torn_tail(src: &[u8], analysed: &Analysed) -> Option<(usize, usize)> {
+    let p = analysed
+        .doc
+        .problems
+        .iter()
+        .find(|p| p.message.starts_with(crate::read::TORN_FINAL_LINE))?;
+    let start = memchr::memrchr(b'\n', &src[..p.offset.min(src.len())]).map_or(0, |i| i + 1);
+    let rest = &src[start..];
+    let body = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i);
+    rest[body..]
+        .iter()
+        .all(u8::is_ascii_whitespace)
+        .then_some((start, p.line))
 }
 
 /// The edits of one round over all conversations.
