@@ -30,14 +30,15 @@ fi
 
 cargo build --locked --quiet
 TOOLMEND=target/debug/toolmend
-corpus=()
-if [ -d ../shared/corpus/claude-code ]; then
-    corpus=(../shared/corpus/claude-code/*.jsonl)
-fi
+# The session files of the tests (not their pinned repaired outputs), and the corpus.
+sessions=()
+for f in fixtures/claude-code/*.jsonl fixtures/claude-code-tree/*.jsonl ../shared/corpus/claude-code/*.jsonl; do
+    case "$f" in *.repaired.jsonl) ;; *) [ -f "$f" ] && sessions+=("$f") ;; esac
+done
 export CLAUDE_RESUME_TIMEOUT=60
 echo "== claude-resume: repairs with --orphans note"
 timeout 1200 python3 tests/claude_resume/check.py "$CLAUDE" "$TOOLMEND" \
-    fixtures/claude-code-tree/*.jsonl "${corpus[@]}" -- --orphans note
+    "${sessions[@]}" -- --orphans note
 echo "== claude-resume: a server tool result without its call, --orphans drop"
 timeout 300 python3 tests/claude_resume/check.py "$CLAUDE" "$TOOLMEND" \
     fixtures/claude-code-tree/server-orphan.jsonl -- --orphans drop

@@ -130,10 +130,12 @@ impl LineSink for Streamer<'_> {
             }
         };
         let t = &mut self.threads[at];
-        count_calls(&mut self.report.stats, &m);
         match &mut t.held {
             Some(held) => held.push(m),
-            None => t.push(m),
+            None => {
+                count_calls(&mut self.report.stats, &m);
+                t.push(m);
+            }
         }
     }
 
@@ -214,11 +216,10 @@ impl Streamer<'_> {
                         }
                         None => held,
                     };
+                    // Only the resumed history counts, as when the file is read whole.
                     for m in held {
-                        t.push(Message {
-                            continuation: false,
-                            ..m
-                        });
+                        count_calls(&mut report.stats, &m);
+                        t.push(m);
                     }
                 }
                 report.calls_checked += t.walker.calls_checked();

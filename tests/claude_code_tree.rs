@@ -1,15 +1,13 @@
-//! Claude Code sessions read as the real client resumes them (fixtures/claude-code-tree,
-//! written by its make.py; what Claude Code 2.1.332 sends for each is in docs/claude-code.md):
+//! Claude Code sessions read as the real client resumes them (fixtures/claude-code-tree, written
+//! by tests/claude_resume/make_fixtures.py; what Claude Code 2.1.332 sends for each is in
+//! docs/claude-code.md):
 //! findings on the line that matters, the same from the streaming lint, and repairs that leave
 //! only what has no fix.
 
 pub mod common;
 
-use std::path::PathBuf;
-
-use common::api;
-use toolmend::lint::LintOptions;
-use toolmend::repair::{OrphanPolicy, RepairOptions};
+use common::{api, files};
+use toolmend::{Finding, Options, OrphanPolicy, RepairOptions, Severity};
 
 /// Each fixture and its findings as `CODE@line`.
 const EXPECTED: &[(&str, &[&str])] = &[
@@ -37,19 +35,13 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("server-orphan", &["TM015@2"]),
 ];
 
+const SET: &str = "claude-code-tree";
+
 fn fixture(name: &str) -> Vec<u8> {
-    let path: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "fixtures",
-        "claude-code-tree",
-        &format!("{name}.jsonl"),
-    ]
-    .iter()
-    .collect();
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    files::read(SET, &format!("{name}.jsonl"))
 }
 
-fn at_lines(findings: &[toolmend::finding::Finding]) -> Vec<String> {
+fn at_lines(findings: &[Finding]) -> Vec<String> {
     findings
         .iter()
         .map(|f| format!("{}@{}", f.code, f.line))
@@ -58,13 +50,14 @@ fn at_lines(findings: &[toolmend::finding::Finding]) -> Vec<String> {
 
 #[test]
 fn every_fixture_is_listed() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-code-tree");
-    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+    let mut on_disk: Vec<String> = std::fs::read_dir(files::dir(SET))
         .unwrap()
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".jsonl").map(str::to_string)
+            name.strip_suffix(".jsonl")
+                .filter(|n| !n.contains(".repaired"))
+                .map(str::to_string)
         })
         .collect();
     on_disk.sort();
@@ -79,8 +72,7 @@ fn findings_are_on_the_line_that_matters_whole_or_streamed() {
         let bytes = fixture(name);
         let file = format!("{name}.jsonl");
         assert_eq!(at_lines(&api::findings(&file, &bytes)), *want, "{name}");
-        let streamed =
-            toolmend::stream::lint_lines(&file, &bytes[..], &LintOptions::default()).unwrap();
+        let streamed = toolmend::lint_lines(&file, &bytes[..], &Options::default()).unwrap();
         assert_eq!(at_lines(&streamed.findings), *want, "{name} (streamed)");
     }
 }
@@ -95,9 +87,9 @@ fn findings_say_what_claude_code_does_on_resume() {
     assert!(message("missing-parent-gap").contains("continues at the line before (line 3)"));
     assert!(message("server-orphan").contains("the API rejects the request"));
     let dup = api::findings("d", &fixture("dup-identical"));
-    assert_eq!(dup[0].severity, toolmend::rules::Severity::Warning);
+    assert_eq!(dup[0].severity, Severity::Warning);
     let dup = api::findings("d", &fixture("dup-conflict"));
-    assert_eq!(dup[1].severity, toolmend::rules::Severity::Error);
+    assert_eq!(dup[1].severity, Severity::Error);
 }
 
 #[test]

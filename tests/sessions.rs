@@ -47,40 +47,35 @@ fn home() -> tempfile::TempDir {
         "fixtures/claude-code-tree/clean.jsonl",
         50,
     );
-    place(
-        h,
-        CODEX_BROKEN,
-        "tests/fixtures/codex/interrupted.jsonl",
-        10,
-    );
+    place(h, CODEX_BROKEN, "fixtures/codex/interrupted.jsonl", 10);
     place(
         h,
         ".codex/sessions/2026/02/27/rollout-2026-02-27T08-00-00-0190aaaa-bbbb-7ccc-8ddd-000000000002.jsonl",
-        "tests/fixtures/codex/clean.jsonl",
+        "fixtures/codex/clean.jsonl",
         60,
     );
     place(
         h,
         ".gemini/tmp/5b1d0f/chats/session-2026-03-01T08-00-5b959dae.json",
-        "tests/fixtures/gemini/cli_session.repaired.json",
+        "fixtures/gemini/cli-session.repaired.json",
         70,
     );
     place(
         h,
         ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1732000000000/api_conversation_history.json",
-        "tests/fixtures/anthropic/clean.json",
+        "fixtures/anthropic/clean.json",
         80,
     );
     place(
         h,
         "Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/1732000000001/api_conversation_history.json",
-        "tests/fixtures/anthropic/clean.json",
+        "fixtures/anthropic/clean.json",
         90,
     );
     place(
         h,
         ".local/share/opencode/storage/session/global/ses_01.json",
-        "tests/fixtures/anthropic/clean.json",
+        "fixtures/anthropic/clean.json",
         100,
     );
     dir
@@ -199,7 +194,7 @@ fn honours_the_agents_own_folder_variables() {
     place(
         elsewhere.path(),
         "codex/sessions/2026/01/01/rollout-x.jsonl",
-        "tests/fixtures/codex/clean.jsonl",
+        "fixtures/codex/clean.jsonl",
         1,
     );
     let claude_dir = elsewhere.path().join("claude");

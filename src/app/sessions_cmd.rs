@@ -6,12 +6,9 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, anyhow, bail};
-use toolmend::finding::Finding;
 use toolmend::io::write;
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, RepairOptions};
-use toolmend::rules::Severity;
 use toolmend::sessions::{Agent, Places, Session, discover};
+use toolmend::{Finding, Options, RepairOptions, Severity};
 
 use super::Status;
 use super::args::{SessionsArgs, SessionsFormat};
@@ -153,7 +150,7 @@ fn judge(session: Session) -> Judged {
 
 fn findings_of(path: &Path, bytes: &[u8]) -> Vec<Finding> {
     let name = path.to_string_lossy();
-    lint::findings(&name, &lint::analyse(&name, bytes, &LintOptions::default()))
+    toolmend::lint(&name, bytes, &Options::default())
 }
 
 /// Repair one broken session in place (safe fixes), keeping a backup; judge it again.
@@ -174,8 +171,12 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         return;
     };
     let name = path.to_string_lossy().into_owned();
-    let analysed = lint::analyse(&name, &bytes, &LintOptions::default());
-    let repaired = repair::document(&bytes, &analysed, &RepairOptions::default());
+    let repaired = toolmend::repair(
+        &name,
+        &bytes,
+        &Options::default(),
+        &RepairOptions::default(),
+    );
     if !repaired.changed {
         j.action = Some(format!(
             "not repaired: no safe fix (see `toolmend lint {}`)",
@@ -229,9 +230,16 @@ fn human(out: &mut dyn Write, j: &Judged) -> Result<()> {
         }
     )?;
     writeln!(out, "  {}", s.path.display())?;
-    writeln!(out, "  {}", j.status())?;
-    if let Some(action) = &j.action {
-        writeln!(out, "  {action}")?;
+    match &j.action {
+        Some(action) if action.starts_with("repaired") => {
+            writeln!(out, "  {action}")?;
+            writeln!(out, "  now {}", j.status())?;
+        }
+        Some(action) => {
+            writeln!(out, "  {}", j.status())?;
+            writeln!(out, "  {action}")?;
+        }
+        None => writeln!(out, "  {}", j.status())?,
     }
     Ok(())
 }

@@ -16,10 +16,9 @@ pub mod chain;
 mod placeholder;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::read::Numbering;
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -175,7 +174,7 @@ impl Dialect for ClaudeCode {
 }
 
 /// The messages of the main thread that Claude Code resumes, in the order of its chain
-/// (`chain.path`), numbered afresh. Results whose call lies off the chain say why (TM014);
+/// (`chain.path`), to be numbered afresh (continuations are marked again then). Results whose call lies off the chain say why (TM014);
 /// message lines off the chain (abandoned branches) are not part of it.
 pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
     let Some(path) = &chain.path else {
@@ -188,7 +187,6 @@ pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
         .filter_map(|m| order.get(&m.pos.line).map(|&k| (k, m)))
         .collect();
     kept.sort_by_key(|(k, _)| *k);
-    let mut numbering = Numbering::default();
     kept.into_iter()
         .map(|(_, mut m)| {
             let line = m.pos.line;
@@ -198,7 +196,6 @@ pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
                 }
             }
             m.continuation = false;
-            numbering.number(&mut m);
             m
         })
         .collect()

@@ -6,7 +6,7 @@
 use std::io::{self, BufRead};
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
-use crate::json::{Kind, NodeBuf, Tree, parse_into};
+use crate::json::{ErrorKind, Kind, NodeBuf, Tree, parse_into};
 use crate::locate;
 use crate::model::{Container, Conversation, Foreign, Message};
 
@@ -89,7 +89,7 @@ impl<'o> LinesReader<'o> {
             Ok(t) => t,
             Err(e) => {
                 let (_, column) = crate::json::line_col(text, e.offset);
-                let what = if last && e.message.contains("truncated") {
+                let what = if last && e.kind == ErrorKind::Truncated {
                     super::TORN_FINAL_LINE
                 } else {
                     "invalid JSON"
@@ -281,7 +281,11 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                 None => "one message per line".into(),
             };
             if let (None, Some(chain)) = (&thread, &chain) {
+                let mut numbering = super::Numbering::default();
                 builder.messages = dialect::resumed(builder.messages, chain);
+                for m in &mut builder.messages {
+                    numbering.number(m);
+                }
                 which = format!("{which}; {}", chain.explanation);
                 let found = chain.findings.iter().map(|f| (k, f.clone()));
                 sink.doc.tree.extend(found);

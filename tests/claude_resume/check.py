@@ -11,7 +11,7 @@ client (resume.py), then check the request sent for the repaired file:
   message;
 - every message kept: each tool id and text block the client sent for the original (its
   patches aside) is sent for the repair too, and so is each call toolmend reported as
-  dangling; only results toolmend reported as orphans may go, when REPAIR_FLAGS ask for
+  dangling on the main chain (sidechain calls are never resumed); only results toolmend reported as orphans may go, when REPAIR_FLAGS ask for
   `--orphans note` (their content stays, as text) or `--orphans drop`.
 Prints one line per file; exit status 1 when a check fails.
 """
@@ -116,7 +116,14 @@ def main():
             lint = subprocess.run([toolmend, "lint", f, "--format", "json"], capture_output=True)
             findings = json.loads(lint.stdout or b"[]")
             # The calls the client dropped must come back; results dropped by policy may go.
-            dangling = {("call", x["call_id"]) for x in findings if x["code"] == "TM001" and x.get("call_id")}
+            # Sidechain (subagent) calls are not part of the resumed history.
+            lines = pathlib.Path(f).read_bytes().split(b"\n")
+            main_chain = lambda n: b'"isSidechain":true' not in lines[n - 1].replace(b" ", b"")
+            dangling = {
+                ("call", x["call_id"])
+                for x in findings
+                if x["code"] == "TM001" and x.get("call_id") and main_chain(x["line"])
+            }
             dropped = {("result", x["call_id"]) for x in findings if x["code"] in ("TM002", "TM014", "TM015")}
             dropped = {("result", m) for m in server_ids(f, findings)} | dropped
             if "drop" not in flags and "note" not in flags:
