@@ -343,7 +343,7 @@ impl ChainReader {
                 ),
             }
         );
-        split_pairs(&links, &path, &on_path, &mut chain);
+        split_pairs(&links, &path, &on_path, &by_uuid, &mut chain);
         server_orphans(&links, &path, &mut chain.findings);
         chain.path = Some(path.iter().map(|&i| links[i].line).collect());
         chain.findings.sort_by_key(|f| (f.line, f.column));
@@ -422,14 +422,11 @@ fn with_parallel_parts(links: &[Link], main: &[usize], path: Vec<usize>) -> Vec<
             out.push(i);
             continue;
         };
-        let members: Vec<usize> = group
-            .iter()
-            .copied()
-            .filter(|&m| m == i || !on_path.contains(&m))
-            .collect();
+        // The whole API message at its first line, in file order, then the results hanging
+        // from its lines that the chain misses.
         let mut results = Vec::new();
-        for &m in &members {
-            if done.insert(m) || m == i {
+        for &m in group {
+            if m == i || done.insert(m) {
                 out.push(m);
             }
             for &c in children.get(links[m].uuid.as_str()).into_iter().flatten() {
@@ -585,7 +582,21 @@ fn parents(
 
 /// TM014: results on the path whose call is elsewhere in the file (an abandoned branch, or
 /// before a compact boundary): Claude Code drops them; the walk does not see them.
-fn split_pairs(links: &[Link], path: &[usize], on_path: &HashSet<usize>, chain: &mut Chain) {
+fn split_pairs(
+    links: &[Link],
+    path: &[usize],
+    on_path: &HashSet<usize>,
+    by_uuid: &HashMap<&str, usize>,
+    chain: &mut Chain,
+) {
+    let mut first_call: HashMap<&str, usize> = HashMap::new();
+    for (i, l) in links.iter().enumerate() {
+        for c in &l.calls {
+            first_call.entry(c).or_insert(i);
+        }
+    }
+    // The lines before each compact boundary, found once per boundary.
+    let mut before: HashMap<usize, HashSet<usize>> = HashMap::new();
     let mut calls_on_path: HashSet<&str> = HashSet::new();
     let mut boundary: Option<usize> = None;
     for &i in path {
@@ -600,23 +611,29 @@ fn split_pairs(links: &[Link], path: &[usize], on_path: &HashSet<usize>, chain: 
                 continue;
             }
             // A call on the path after its result is the walk's business (TM002).
-            let Some(call) = (0..links.len()).find(|c| links[*c].calls.contains(id)) else {
+            let Some(&call) = first_call.get(id.as_str()) else {
                 continue;
             };
             if on_path.contains(&call) {
                 continue;
             }
-            let before_boundary = lineage(links, boundary, call);
-            let replaced = links.iter().rposition(|c| c.uuid == links[call].uuid) != Some(call);
+            let replaced = by_uuid.get(links[call].uuid.as_str()) != Some(&call);
             let why = match boundary {
                 _ if replaced => format!(
                     "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM013)",
                     links[call].line
                 ),
-                Some(b) if before_boundary => format!(
-                    "its call (line {}) is before the compact_boundary on line {}: after compaction the model sees the summary, not the call",
-                    links[call].line, links[b].line
-                ),
+                Some(b)
+                    if before
+                        .entry(b)
+                        .or_insert_with(|| lineage(links, by_uuid, b))
+                        .contains(&call) =>
+                {
+                    format!(
+                        "its call (line {}) is before the compact_boundary on line {}: after compaction the model sees the summary, not the call",
+                        links[call].line, links[b].line
+                    )
+                }
                 _ => format!(
                     "its call (line {}) is on another branch of the parentUuid tree (a /rewind fork or retry), which resume does not send",
                     links[call].line
@@ -627,25 +644,16 @@ fn split_pairs(links: &[Link], path: &[usize], on_path: &HashSet<usize>, chain: 
     }
 }
 
-/// Is line `call` an ancestor of the boundary through its `logicalParentUuid`?
-fn lineage(links: &[Link], boundary: Option<usize>, call: usize) -> bool {
-    let Some(b) = boundary else { return false };
-    let by_uuid: HashMap<&str, usize> = links
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.uuid.as_str(), i))
-        .collect();
+/// The lines before compact boundary `b`: its `logicalParentUuid` and their ancestors.
+fn lineage(links: &[Link], by_uuid: &HashMap<&str, usize>, b: usize) -> HashSet<usize> {
     let mut seen = HashSet::new();
     let mut at = links[b]
         .logical_parent
         .as_deref()
         .and_then(|p| by_uuid.get(p).copied());
     while let Some(i) = at {
-        if i == call {
-            return true;
-        }
         if !seen.insert(i) {
-            return false;
+            break;
         }
         let l = &links[i];
         at = l
@@ -654,20 +662,20 @@ fn lineage(links: &[Link], boundary: Option<usize>, call: usize) -> bool {
             .or(l.logical_parent.as_deref())
             .and_then(|p| by_uuid.get(p).copied());
     }
-    false
+    seen
 }
 
 /// TM015: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
 /// path whose `server_tool_use` is not on it.
 fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
     let mut calls: HashSet<&str> = HashSet::new();
-    let children = |uuid: &str| -> Vec<(usize, usize)> {
-        links
-            .iter()
-            .filter(|c| c.parent.as_deref() == Some(uuid))
-            .filter_map(|c| c.parent_span)
-            .collect()
-    };
+    let mut below: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for c in links {
+        if let (Some(p), Some(span)) = (c.parent.as_deref(), c.parent_span) {
+            below.entry(p).or_default().push(span);
+        }
+    }
+    let children = |uuid: &str| below.get(uuid).cloned().unwrap_or_default();
     for &i in path {
         let l = &links[i];
         if l.boundary {
