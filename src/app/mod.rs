@@ -7,13 +7,16 @@ mod lint_cmd;
 mod repair_cmd;
 mod sessions_cmd;
 mod simulate_cmd;
+mod work;
 
 use std::io::{IsTerminal, Write};
 
 use anyhow::{Result, bail};
 
-use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
-use toolmend::{Format, Options as LintOptions, ReadOptions};
+use args::{
+    Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile, TargetArg,
+};
+use toolmend::{Format, Options as LintOptions, Provider, ReadOptions};
 
 /// Exit statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +116,13 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
         read,
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
+        target: a.target.map(|t| match t {
+            TargetArg::Openai => Provider::OpenAi,
+            TargetArg::Deepseek => Provider::DeepSeek,
+            TargetArg::Anthropic => Provider::Anthropic,
+            TargetArg::Gemini => Provider::Gemini,
+            TargetArg::Bedrock => Provider::Bedrock,
+        }),
     })
 }
 
@@ -150,7 +160,9 @@ pub fn print_error(e: &anyhow::Error) {
 /// Write one line to standard error. Unlike `eprintln!`, a closed standard error (`2>&1 |
 /// head`) is not a panic: the line is dropped.
 pub fn say(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr(), "{line}");
+    work::suspended(|| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    });
 }
 
 fn rules() -> Result<Status> {
