@@ -1,5 +1,5 @@
-//! The history Claude Code resumes: the `parentUuid` chain from the last main-chain message
-//! line of the file, as the real client (2.1.332) walks it (docs/claude-code.md):
+//! The history Claude Code resumes: the `parentUuid` chain from the end of the file, as the
+//! real client (2.1.332) walks it (docs/claude-code.md):
 //! - the walk starts at the last non-sidechain line of the file, or, when lines hanging from it
 //!   are newer (a late write, such as a parallel result), at its newest such descendant;
 //!   not at the newest leaf of the tree;
@@ -298,7 +298,10 @@ impl ChainReader {
                     Some(&j) => Some(j),
                     None => {
                         gaps += 1;
-                        main.iter().rev().copied().find(|&j| j < i)
+                        // `main` is in file order: the main-chain line just before.
+                        main.partition_point(|&j| j < i)
+                            .checked_sub(1)
+                            .map(|k| main[k])
                     }
                 },
             };
