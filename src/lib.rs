@@ -63,6 +63,7 @@ pub mod io;
 pub mod render;
 pub mod sessions;
 pub mod simulate;
+pub mod store;
 
 pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
 pub use finding::{Finding, Fix};
