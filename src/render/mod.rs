@@ -16,7 +16,8 @@ use crate::lint::ToolStats;
 pub use human::{escape_control, summary_line};
 
 /// The output formats for findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Readable lines with a summary (coloured on a terminal).
     Human,

@@ -1,0 +1,83 @@
+//! Keyword arguments into library options, with the command line's error messages.
+
+use pyo3::PyResult;
+
+use toolmend::lint::LintOptions;
+use toolmend::read::{Format, ReadOptions};
+use toolmend::repair::{DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
+
+use crate::ToolmendError;
+
+/// The command line's `--max-line-bytes` default.
+const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Lint options from `dialect=`, `at=` and `input_format=`.
+pub fn lint_options(
+    dialect: Option<&str>,
+    at: Option<String>,
+    input_format: Option<&str>,
+) -> PyResult<LintOptions> {
+    Ok(LintOptions {
+        read: ReadOptions {
+            dialect: dialect.map(dialect_by_name).transpose()?,
+            at,
+            max_line_bytes: MAX_LINE_BYTES,
+            format: input_format.map(format_by_name).transpose()?,
+        },
+        ..LintOptions::default()
+    })
+}
+
+/// A dialect by name, or the command line's error.
+pub fn dialect_by_name(name: &str) -> PyResult<&'static dyn toolmend::dialect::Dialect> {
+    toolmend::dialect::by_name(name).ok_or_else(|| {
+        ToolmendError::new_err(format!(
+            "unknown dialect `{name}` (expected one of: {})",
+            toolmend::dialect::names().join(", ")
+        ))
+    })
+}
+
+fn format_by_name(name: &str) -> PyResult<Format> {
+    match name {
+        "json" => Ok(Format::Json),
+        "jsonl" => Ok(Format::Lines),
+        other => Err(invalid("input_format", other, &["json", "jsonl"])),
+    }
+}
+
+/// Repair options from the keyword arguments of `toolmend.repair`.
+pub fn repair_options(
+    placeholder: Option<String>,
+    mark_synthetic: bool,
+    orphans: Option<&str>,
+    duplicates: Option<&str>,
+) -> PyResult<RepairOptions> {
+    Ok(RepairOptions {
+        placeholder: placeholder.unwrap_or_else(|| SEED_PLACEHOLDER.into()),
+        mark_synthetic,
+        orphans: match orphans.unwrap_or("keep") {
+            "keep" => OrphanPolicy::Keep,
+            "drop" => OrphanPolicy::Drop,
+            "note" => OrphanPolicy::Note,
+            other => return Err(invalid("orphans", other, &["keep", "drop", "note"])),
+        },
+        duplicates: match duplicates {
+            None => None,
+            Some("keep-first") => Some(DuplicatePolicy::KeepFirst),
+            Some("keep-last") => Some(DuplicatePolicy::KeepLast),
+            Some(other) => {
+                return Err(invalid("duplicates", other, &["keep-first", "keep-last"]));
+            }
+        },
+        ..RepairOptions::default()
+    })
+}
+
+/// The command line's wording for a value outside a fixed set.
+pub fn invalid(option: &str, value: &str, possible: &[&str]) -> pyo3::PyErr {
+    ToolmendError::new_err(format!(
+        "invalid value '{value}' for '{option}' [possible values: {}]",
+        possible.join(", ")
+    ))
+}
