@@ -40,9 +40,15 @@ def repair_messages(
 
     The keywords are those of :func:`toolmend.repair`.
     """
-    from langchain_core.messages import messages_from_dict, messages_to_dict
+    from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
 
     originals = list(messages)
+    for i, m in enumerate(originals):
+        if not isinstance(m, BaseMessage):
+            raise TypeError(
+                f"repair_messages: messages[{i}] is a {type(m).__name__}, not a LangChain "
+                "BaseMessage (for message dicts use toolmend.repair)"
+            )
     dicts = messages_to_dict(originals)
     repaired, _fixed = repair(
         dicts,
