@@ -3,7 +3,7 @@
 # it into a fresh virtual environment, run the pytest suite there (API, CLI parity with the
 # Rust binary, LangChain, the Dask example on a two-worker local cluster, the action's steps),
 # then `pre-commit try-repo` both hooks on a throwaway git repository holding a broken log.
-# Needs Python 3.11, PyPI and the Rust toolchain. About 5 minutes on 2 cores.
+# Needs Python 3.11, PyPI and the Rust toolchain. Timings: see docs/python.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -50,7 +50,11 @@ git init -q "$work/repo"
 cp fixtures/python/rows.jsonl "$work/repo/session.jsonl"
 printf '{"name": "not a log"}\n' > "$work/repo/package.json"
 git -C "$work/repo" add .
+# pre-commit pip-installs the hook repository, which builds the extension again from a clone:
+# share this checkout's target directory (registry crates are reused) and build it with the
+# dev profile, which compiles much faster than release; the hook's behaviour is the same.
 export PRE_COMMIT_HOME="$work/pre-commit-home" CARGO_TARGET_DIR="$root/target"
+export MATURIN_PEP517_ARGS="--profile dev"
 hook() { (cd "$work/repo" && timeout 900 "$root/$tools/bin/pre-commit" try-repo "$root" "$1" --all-files --color never); }
 if hook toolmend > "$work/lint.out" 2>&1; then
   cat "$work/lint.out"; echo "the toolmend hook passed a broken log"; exit 1
