@@ -23,8 +23,9 @@ if ! cmp -s python/requirements-tools.txt "$tools/requirements.txt" 2>/dev/null;
   cp python/requirements-tools.txt "$tools/requirements.txt"
 fi
 
-step "clippy on the extension crate"
+step "clippy on the extension crate; the library without the CLI feature (no clap)"
 cargo clippy --locked -p toolmend-python --all-targets --quiet -- -D warnings
+cargo check --locked -p toolmend --lib --no-default-features --quiet
 
 step "maturin build (release wheel)"
 rm -rf target/wheels
