@@ -7,8 +7,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
-use toolmend::finding::Finding;
-use toolmend::lint::{LintOptions, analyse};
+use toolmend::{Finding, Options, analyse};
 
 use crate::options::{lint_options, repair_options};
 
@@ -52,8 +51,8 @@ pub fn repair<'py>(
     let policy = repair_options(placeholder, mark_synthetic, orphans, duplicates)?;
     let (output, fixed) = py.detach(|| {
         let analysed = analyse(&path, &data, &options);
-        let before = toolmend::lint::findings(&path, &analysed);
-        let repaired = toolmend::repair::document(&data, &analysed, &policy);
+        let before = analysed.findings(&path);
+        let repaired = analysed.repair(&data, &policy);
         if !repaired.changed {
             return (repaired.output, to_json(&[]));
         }
@@ -65,8 +64,8 @@ pub fn repair<'py>(
     Ok((PyBytes::new(py, &output), fixed))
 }
 
-fn findings(path: &str, data: &[u8], options: &LintOptions) -> Vec<Finding> {
-    toolmend::lint::findings(path, &analyse(path, data, options))
+fn findings(path: &str, data: &[u8], options: &Options) -> Vec<Finding> {
+    toolmend::lint(path, data, options)
 }
 
 fn to_json(findings: &[Finding]) -> String {

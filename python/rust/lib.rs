@@ -31,8 +31,8 @@ fn main(py: Python<'_>, args: Vec<OsString>) -> u8 {
 #[pymodule]
 fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ToolmendError", m.py().get_type::<ToolmendError>())?;
-    m.add("SEED_PLACEHOLDER", toolmend::repair::SEED_PLACEHOLDER)?;
-    m.add("DIALECTS", toolmend::dialect::names())?;
+    m.add("SEED_PLACEHOLDER", toolmend::SEED_PLACEHOLDER)?;
+    m.add("DIALECTS", toolmend::dialect_names())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(engine::lint, m)?)?;

@@ -2,9 +2,9 @@
 
 use pyo3::PyResult;
 
-use toolmend::lint::LintOptions;
-use toolmend::read::{Format, ReadOptions};
-use toolmend::repair::{DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
+use toolmend::{
+    DuplicatePolicy, Format, Options, OrphanPolicy, ReadOptions, RepairOptions, SEED_PLACEHOLDER,
+};
 
 use crate::ToolmendError;
 
@@ -16,25 +16,24 @@ pub fn lint_options(
     dialect: Option<&str>,
     at: Option<String>,
     input_format: Option<&str>,
-) -> PyResult<LintOptions> {
-    Ok(LintOptions {
-        read: ReadOptions {
-            dialect: dialect.map(dialect_by_name).transpose()?,
-            at,
-            max_line_bytes: MAX_LINE_BYTES,
-            format: input_format.map(format_by_name).transpose()?,
-        },
-        ..LintOptions::default()
-    })
-}
-
-/// A dialect by name, or the command line's error.
-pub fn dialect_by_name(name: &str) -> PyResult<&'static dyn toolmend::dialect::Dialect> {
-    toolmend::dialect::by_name(name).ok_or_else(|| {
-        ToolmendError::new_err(format!(
+) -> PyResult<Options> {
+    let mut read = ReadOptions {
+        dialect: None,
+        at,
+        max_line_bytes: MAX_LINE_BYTES,
+        format: input_format.map(format_by_name).transpose()?,
+    };
+    if let Some(name) = dialect
+        && !toolmend::force_dialect(&mut read, name)
+    {
+        return Err(ToolmendError::new_err(format!(
             "unknown dialect `{name}` (expected one of: {})",
-            toolmend::dialect::names().join(", ")
-        ))
+            toolmend::dialect_names().join(", ")
+        )));
+    }
+    Ok(Options {
+        read,
+        ..Options::default()
     })
 }
 

@@ -1,5 +1,5 @@
 //! `toolmend simulate`: the three sources of batches (a scenario, ad-hoc calls, histories)
-//! run through the replay model; the result is the SPEC §6 JSON that `--format json` prints.
+//! run through the replay model; the result is the JSON that `--format json` prints (docs/simulate.md).
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
@@ -77,8 +77,8 @@ pub fn simulate_histories(
     let sets = tool_sets(mode, direct, interrupting, guard, approval)?;
     let options = lint_options(dialect, at, input_format)?;
     Ok(py.detach(|| {
-        let analysed = toolmend::lint::analyse(&path, &data, &options);
-        let batches: Vec<Batch> = toolmend::batches::batches(&path, &analysed)
+        let analysed = toolmend::analyse(&path, &data, &options);
+        let batches: Vec<Batch> = toolmend::find_batches(&path, &analysed)
             .into_iter()
             .map(|f| f.batch)
             .collect();
@@ -90,7 +90,7 @@ fn strategies(list: &str) -> PyResult<Vec<Strategy>> {
     Strategy::parse_list(list).map_err(|e| ToolmendError::new_err(format!("--strategy: {e}")))
 }
 
-/// The tool sets from keywords, with the SPEC §6 defaults (as the command line's flags).
+/// The tool sets from keywords, with the replay model's defaults (as the command line's flags).
 fn tool_sets(
     mode: Option<&str>,
     direct: Option<Vec<String>>,

@@ -1,8 +1,15 @@
 """Shared helpers of the Python package tests. They run against the installed package (the
-wheel in .ci/python.sh's fresh virtual environment), never against the source folder."""
+wheel in .ci/python.sh's fresh virtual environment), never against the source folder.
+
+`fixtures/python/rows.jsonl` was written for these tests in the shape of OpenAI-chat
+fine-tuning rows (one conversation per line); the second row leaves call `call_b2` (tool
+`lookup`) dangling before a user turn. Its `.lint` and `.repaired.jsonl` are pinned by the
+Rust fixture tests like every other fixture set.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import shutil
@@ -14,6 +21,25 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "python"
+
+
+# A batch of three calls with `ask_user_question` in the middle, in legacy mode.
+SCENARIO = {
+    "mode": "legacy",
+    "calls": [
+        {"id": "t1", "name": "send_email"},
+        {"id": "t2", "name": "ask_user_question"},
+        {"id": "t3", "name": "search"},
+    ],
+}
+
+
+@pytest.fixture
+def scenario_file(tmp_path) -> pathlib.Path:
+    """SCENARIO written to a file, as `simulate --spec FILE` reads it."""
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(SCENARIO, indent=2))
+    return path
 
 
 def toolmend_command() -> str:

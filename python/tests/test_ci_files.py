@@ -67,13 +67,13 @@ def run_step(step_id: str, tmp_path, **env: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_action_lint_step_annotates_and_fails_on_findings(tmp_path):
+def test_action_lint_step_annotates_and_fails_on_findings(tmp_path, scenario_file):
     broken = str(FIXTURES / "rows.jsonl")
-    done = run_step("lint", tmp_path, TOOLMEND_PATHS=f"{broken} {FIXTURES / 'scenario.json'}",
+    done = run_step("lint", tmp_path, TOOLMEND_PATHS=f"{broken} {scenario_file}",
                     TOOLMEND_ARGS="--select TM001", TOOLMEND_FORMAT="github")
     assert done.returncode == 1
     assert done.stdout.startswith(f"::error file={broken},line=2,col=200,title=TM001 dangling-tool-call::")
-    clean = run_step("lint", tmp_path, TOOLMEND_PATHS=str(FIXTURES / "scenario.json"),
+    clean = run_step("lint", tmp_path, TOOLMEND_PATHS=str(scenario_file),
                      TOOLMEND_ARGS="", TOOLMEND_FORMAT="github")
     assert clean.returncode == 0, clean.stderr
 

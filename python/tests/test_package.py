@@ -25,7 +25,7 @@ def test_console_script_and_module_run_the_cli():
     assert (version.returncode, version.stdout) == (0, f"toolmend {toolmend.__version__}\n")
 
 
-def test_the_python_command_and_the_rust_binary_agree():
+def test_the_python_command_and_the_rust_binary_agree(scenario_file):
     binary = rust_binary()
     path = str(FIXTURES / "rows.jsonl")
     for args in (
@@ -35,7 +35,7 @@ def test_the_python_command_and_the_rust_binary_agree():
         ["detect", path],
         ["rules"],
         ["lint", "--no-such-flag"],
-        ["simulate", "--spec", str(FIXTURES / "scenario.json")],
+        ["simulate", "--spec", str(scenario_file)],
     ):
         py, rs = run([toolmend_command(), *args]), run([binary, *args])
         assert (py.returncode, py.stdout, py.stderr) == (rs.returncode, rs.stdout, rs.stderr), args

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import toolmend
-from conftest import FIXTURES, run, toolmend_command
+from conftest import SCENARIO, run, toolmend_command
 
 
 def cli(*args: str) -> dict:
@@ -16,13 +16,12 @@ def cli(*args: str) -> dict:
     return json.loads(done.stdout)
 
 
-def test_scenario_path_equals_the_cli():
-    path = FIXTURES / "scenario.json"
-    assert toolmend.simulate(path) == cli("--spec", str(path))
+def test_scenario_path_equals_the_cli(scenario_file):
+    assert toolmend.simulate(scenario_file) == cli("--spec", str(scenario_file))
 
 
 def test_scenario_dict_and_text():
-    scenario = json.loads((FIXTURES / "scenario.json").read_text())
+    scenario = SCENARIO
     report = toolmend.simulate(scenario, strategy="all")
     results = report["batches"][0]["results"]
     assert list(results) == ["unguarded", "guarded", "send-per-call", "unguarded-cached", "guarded-cached"]

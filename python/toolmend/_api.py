@@ -137,7 +137,7 @@ def simulate(
     path: str = "-",
 ) -> Dict[str, Any]:
     """Replay tool batches through a human-in-the-loop interrupt, as ``toolmend simulate
-    --format json``, and return that JSON object (SPEC §6).
+    --format json``, and return that JSON object (see docs/simulate.md).
 
     Give exactly one source of batches, as on the command line:
 

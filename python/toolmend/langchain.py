@@ -28,13 +28,13 @@ def repair_messages(
     """Return a new list of ``messages`` with every dangling tool call answered.
 
     For each ``AIMessage.tool_calls`` entry without a ``ToolMessage``, an error
-    ``ToolMessage`` (``status="error"``, the call's ``tool_call_id`` and ``name``, the seed's
-    placeholder text or ``placeholder``) is inserted right after the calling message and its
+    ``ToolMessage`` (``status="error"``, the call's ``tool_call_id`` and ``name``, the
+    text ``toolmend.SEED_PLACEHOLDER`` or ``placeholder``) is inserted right after the calling message and its
     existing results, never at the end. Messages the repair did not touch are the same
     objects as in ``messages``; the input list is not modified. A history with nothing to
     repair gives an equal new list.
 
-    Use it where the seed middleware ran, e.g. in ``wrap_model_call``::
+    Use it where a dangling-tool-call middleware ran, e.g. in ``wrap_model_call``::
 
         request = request.override(messages=repair_messages(request.messages))
 
