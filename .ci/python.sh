@@ -49,7 +49,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git init -q "$work/repo"
 cp fixtures/python/rows.jsonl "$work/repo/session.jsonl"
-printf '{"name": "not a log"}\n' > "$work/repo/package.json"
+printf '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]\n' \
+  > "$work/repo/healthy.json"
 git -C "$work/repo" add .
 # pre-commit pip-installs the hook repository, which builds the extension again from a clone:
 # share this checkout's target directory (registry crates are reused) and build it with the

@@ -14,16 +14,17 @@ use crate::options::{lint_options, repair_options};
 /// The findings of `data` (named `path` in them), as the JSON array `lint --format json`
 /// prints.
 #[pyfunction]
-#[pyo3(signature = (data, *, path, dialect=None, at=None, input_format=None))]
+#[pyo3(signature = (data, *, path, dialect=None, target=None, at=None, input_format=None))]
 pub fn lint(
     py: Python<'_>,
     data: PyBackedBytes,
     path: String,
     dialect: Option<&str>,
+    target: Option<&str>,
     at: Option<String>,
     input_format: Option<&str>,
 ) -> PyResult<String> {
-    let options = lint_options(dialect, at, input_format)?;
+    let options = lint_options(dialect, target, at, input_format)?;
     Ok(py.detach(|| to_json(&findings(&path, &data, &options))))
 }
 
@@ -31,7 +32,7 @@ pub fn lint(
 /// `data`).
 #[pyfunction]
 #[pyo3(signature = (
-    data, *, path, dialect=None, at=None, input_format=None, placeholder=None,
+    data, *, path, dialect=None, target=None, at=None, input_format=None, placeholder=None,
     mark_synthetic=false, orphans=None, duplicates=None,
 ))]
 #[allow(clippy::too_many_arguments)] // one per keyword of `toolmend.repair`
@@ -40,6 +41,7 @@ pub fn repair<'py>(
     data: PyBackedBytes,
     path: String,
     dialect: Option<&str>,
+    target: Option<&str>,
     at: Option<String>,
     input_format: Option<&str>,
     placeholder: Option<String>,
@@ -47,7 +49,7 @@ pub fn repair<'py>(
     orphans: Option<&str>,
     duplicates: Option<&str>,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
-    let options = lint_options(dialect, at, input_format)?;
+    let options = lint_options(dialect, target, at, input_format)?;
     let policy = repair_options(placeholder, mark_synthetic, orphans, duplicates)?;
     let (output, fixed) = py.detach(|| {
         let analysed = analyse(&path, &data, &options);

@@ -33,6 +33,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ToolmendError", m.py().get_type::<ToolmendError>())?;
     m.add("SEED_PLACEHOLDER", toolmend::SEED_PLACEHOLDER)?;
     m.add("DIALECTS", toolmend::dialect_names())?;
+    m.add("TARGETS", options::TARGETS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(engine::lint, m)?)?;

@@ -3,7 +3,8 @@
 use pyo3::PyResult;
 
 use toolmend::{
-    DuplicatePolicy, Format, Options, OrphanPolicy, ReadOptions, RepairOptions, SEED_PLACEHOLDER,
+    DuplicatePolicy, Format, Options, OrphanPolicy, Provider, ReadOptions, RepairOptions,
+    SEED_PLACEHOLDER,
 };
 
 use crate::ToolmendError;
@@ -11,9 +12,13 @@ use crate::ToolmendError;
 /// The command line's `--max-line-bytes` default.
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
-/// Lint options from `dialect=`, `at=` and `input_format=`.
+/// The `--target` names, as the command line spells them.
+pub const TARGETS: [&str; 5] = ["openai", "deepseek", "anthropic", "gemini", "bedrock"];
+
+/// Lint options from `dialect=`, `target=`, `at=` and `input_format=`.
 pub fn lint_options(
     dialect: Option<&str>,
+    target: Option<&str>,
     at: Option<String>,
     input_format: Option<&str>,
 ) -> PyResult<Options> {
@@ -33,7 +38,19 @@ pub fn lint_options(
     }
     Ok(Options {
         read,
+        target: target.map(provider_by_name).transpose()?,
         ..Options::default()
+    })
+}
+
+fn provider_by_name(name: &str) -> PyResult<Provider> {
+    Ok(match name {
+        "openai" => Provider::OpenAi,
+        "deepseek" => Provider::DeepSeek,
+        "anthropic" => Provider::Anthropic,
+        "gemini" => Provider::Gemini,
+        "bedrock" => Provider::Bedrock,
+        other => return Err(invalid("target", other, &TARGETS)),
     })
 }
 

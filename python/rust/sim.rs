@@ -75,7 +75,7 @@ pub fn simulate_histories(
 ) -> PyResult<String> {
     let strategies = strategies(strategy)?;
     let sets = tool_sets(mode, direct, interrupting, guard, approval)?;
-    let options = lint_options(dialect, at, input_format)?;
+    let options = lint_options(dialect, None, at, input_format)?;
     Ok(py.detach(|| {
         let analysed = toolmend::analyse(&path, &data, &options);
         let batches: Vec<Batch> = toolmend::find_batches(&path, &analysed)

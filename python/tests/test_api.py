@@ -151,12 +151,37 @@ def test_bad_policy_values_raise_the_cli_wording():
         toolmend.repair(chat(), duplicates="newest")
 
 
-def test_target_is_refused_until_the_engine_has_targets():
-    assert toolmend.lint(chat(), target=None)
-    with pytest.raises(toolmend.ToolmendError, match=r"accepted values: None"):
-        toolmend.lint(chat(), target="openai")
+def reused_id() -> list:
+    """OpenAI chat reusing call id `c1` in a later turn: legal for OpenAI, not for Anthropic."""
+    turn = [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "clock", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "noon"},
+    ]
+    return [{"role": "user", "content": "time?"}, *turn, {"role": "user", "content": "again?"}, *copy.deepcopy(turn)]
+
+
+def test_target_judges_by_that_providers_rules_like_the_cli(tmp_path):
+    messages = reused_id()
+    assert toolmend.lint(messages) == [] and toolmend.lint(messages, target="openai") == []
+    anthropic = toolmend.lint(messages, target="anthropic")
+    assert [(f["code"], f["call_id"]) for f in anthropic] == [("TM005", "c1")]
+    path = tmp_path / "reused.json"
+    path.write_text(json.dumps(messages))
+    cli = run([toolmend_command(), "lint", "--format", "json", "--target", "anthropic", str(path)])
+    assert toolmend.lint(path.read_bytes(), target="anthropic", path=str(path)) == json.loads(cli.stdout)
+    assert toolmend.repair(messages, target="bedrock")[1] == []  # no safe fix for a reused id
+    assert toolmend.TARGETS == ["openai", "deepseek", "anthropic", "gemini", "bedrock"]
+
+
+def test_an_unknown_target_lists_the_accepted_values():
+    with pytest.raises(toolmend.ToolmendError) as e:
+        toolmend.lint(chat(), target="mistral")
+    assert str(e.value) == (
+        "invalid value 'mistral' for 'target' [possible values: openai, deepseek, anthropic, gemini, bedrock]"
+    )
     with pytest.raises(ValueError):
-        toolmend.repair(chat(), target="anthropic")
+        toolmend.repair(chat(), target="OpenAI")
 
 
 def test_data_that_is_not_json_is_a_type_error():

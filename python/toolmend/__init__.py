@@ -16,11 +16,12 @@ Data is a list of message dicts, a dict envelope (``{"messages": [...]}``, ``{"i
 from __future__ import annotations
 
 from toolmend._api import Data, Finding, lint, repair, simulate
-from toolmend._toolmend import DIALECTS, SEED_PLACEHOLDER, ToolmendError, __version__
+from toolmend._toolmend import DIALECTS, SEED_PLACEHOLDER, TARGETS, ToolmendError, __version__
 
 __all__ = [
     "DIALECTS",
     "SEED_PLACEHOLDER",
+    "TARGETS",
     "Data",
     "Finding",
     "ToolmendError",

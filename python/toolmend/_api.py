@@ -61,7 +61,8 @@ def lint(
 
     ``data`` is a list of messages, a dict envelope, or ``str``/``bytes`` holding JSON or JSON
     Lines. ``dialect`` forces a dialect (one of :data:`toolmend.DIALECTS`) instead of
-    detecting it; ``at`` is a JSON Pointer to the conversations (``*`` matches every element),
+    detecting it; ``target`` judges every conversation by one provider's rules (one of
+    :data:`toolmend.TARGETS`, as ``--target``) instead of its dialect's; ``at`` is a JSON Pointer to the conversations (``*`` matches every element),
     as ``--at``; ``path`` is the file name the findings carry (``-`` by default, and a name
     ending in ``.jsonl``/``.ndjson`` reads ``str``/``bytes`` as JSON Lines).
 
@@ -72,9 +73,10 @@ def lint(
     Raises :class:`toolmend.ToolmendError` (a ``ValueError``) for an unknown dialect or
     target, and ``TypeError`` for data that is not JSON-serialisable.
     """
-    _check_target(target)
     document, input_format = _encode(data, "lint")
-    text = _native.lint(document, path=path, dialect=dialect, at=at, input_format=input_format)
+    text = _native.lint(
+        document, path=path, dialect=dialect, target=target, at=at, input_format=input_format
+    )
     return json.loads(text)
 
 
@@ -101,15 +103,15 @@ def repair(
     each dangling call); ``placeholder`` is the text template (``{id}`` and ``{name}`` are
     replaced), ``mark_synthetic`` marks inserted results where the dialect allows, and the
     unsafe policies are asked for with ``orphans`` (``keep``, ``drop``, ``note``) and
-    ``duplicates`` (``keep-first``, ``keep-last``). ``dialect``, ``at`` and ``path`` are as
-    for :func:`lint`.
+    ``duplicates`` (``keep-first``, ``keep-last``). ``dialect``, ``target``, ``at`` and
+    ``path`` are as for :func:`lint`.
     """
-    _check_target(target)
     document, input_format = _encode(data, "repair")
     output, fixed_json = _native.repair(
         document,
         path=path,
         dialect=dialect,
+        target=target,
         at=at,
         input_format=input_format,
         placeholder=placeholder,
@@ -188,15 +190,6 @@ def simulate(
             **sets,
         )
     return json.loads(report)
-
-
-def _check_target(target: Optional[str]) -> None:
-    # Provider targets are not in this version of the engine; say so instead of ignoring one.
-    if target is not None:
-        raise ToolmendError(
-            f"unknown target {target!r}: this version of toolmend has no provider targets "
-            "(accepted values: None)"
-        )
 
 
 def _encode(data: Any, caller: str) -> Tuple[bytes, Optional[str]]:

@@ -6,6 +6,7 @@ from typing import List, Optional, Tuple, Union
 __version__: str
 SEED_PLACEHOLDER: str
 DIALECTS: List[str]
+TARGETS: List[str]
 
 class ToolmendError(ValueError):
     """A request toolmend cannot carry out; the message is the command line's."""
@@ -16,6 +17,7 @@ def lint(
     *,
     path: str,
     dialect: Optional[str] = None,
+    target: Optional[str] = None,
     at: Optional[str] = None,
     input_format: Optional[str] = None,
 ) -> str: ...
@@ -24,6 +26,7 @@ def repair(
     *,
     path: str,
     dialect: Optional[str] = None,
+    target: Optional[str] = None,
     at: Optional[str] = None,
     input_format: Optional[str] = None,
     placeholder: Optional[str] = None,

@@ -6,6 +6,7 @@ mod detect_cmd;
 mod lint_cmd;
 mod repair_cmd;
 mod simulate_cmd;
+mod work;
 
 use std::io::{IsTerminal, Write};
 
@@ -14,8 +15,10 @@ use std::ffi::OsString;
 use anyhow::{Result, bail};
 use clap::Parser;
 
-use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
-use toolmend::{Format, Options as LintOptions, ReadOptions};
+use args::{
+    Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile, TargetArg,
+};
+use toolmend::{Format, Options as LintOptions, Provider, ReadOptions};
 
 /// Run the command line `args` (the first is the program name) and give the exit status: 0
 /// clean, 1 findings or changes needed, 2 failure (a closed output pipe is not one). Usage
@@ -140,6 +143,13 @@ pub(crate) fn lint_options(a: &InputArgs) -> Result<LintOptions> {
         read,
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
+        target: a.target.map(|t| match t {
+            TargetArg::Openai => Provider::OpenAi,
+            TargetArg::Deepseek => Provider::DeepSeek,
+            TargetArg::Anthropic => Provider::Anthropic,
+            TargetArg::Gemini => Provider::Gemini,
+            TargetArg::Bedrock => Provider::Bedrock,
+        }),
     })
 }
 
@@ -177,7 +187,9 @@ pub(crate) fn print_error(e: &anyhow::Error) {
 /// Write one line to standard error. Unlike `eprintln!`, a closed standard error (`2>&1 |
 /// head`) is not a panic: the line is dropped.
 pub(crate) fn say(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr(), "{line}");
+    work::suspended(|| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    });
 }
 
 fn rules() -> Result<Status> {

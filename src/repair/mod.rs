@@ -112,7 +112,9 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         deferred: false,
     };
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
-        let p = plan(src, conv, dialect_of(conv), defects, options, &mut r.edits);
+        let d = dialect_of(conv);
+        let window = crate::target::judge(d, analysed.options.target).window;
+        let p = plan(src, conv, d, window, defects, options, &mut r.edits);
         r.placeholders += p.placeholders;
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
@@ -121,13 +123,25 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
-/// (for [`Window::CallRun`], also the sibling calls and other items of the same run).
+/// (for [`Window::CallRun`] and [`Window::AfterCall`], also the sibling calls and other items
+/// of the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
+/// response turn answers together).
 pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     let mut end = owner;
+    if window == Window::NextResponseTurn {
+        for m in &conv.messages[owner + 1..] {
+            if m.role != Role::Assistant || m.calls.is_empty() {
+                break;
+            }
+            end = m.index;
+        }
+        return end;
+    }
+    let runs = matches!(window, Window::CallRun | Window::AfterCall);
     for m in &conv.messages[owner + 1..] {
         let inside = m.continuation
             || m.role == Role::Tool
-            || (window == Window::CallRun
+            || (runs
                 && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
         if !inside {
             break;
@@ -141,135 +155,187 @@ pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     end
 }
 
-/// Plan the repair of one conversation.
+/// Plan the repair of one conversation read as `dialect` and judged with answer `window`: the
+/// fixes [`fix_for`] offers, safe ones first (moves into the answer window, then placeholders),
+/// then the unsafe ones its policies ask for.
 pub fn plan(
     src: &[u8],
     conv: &Conversation,
     dialect: &dyn Dialect,
+    window: Window,
     defects: &[Defect],
     options: &RepairOptions,
     edits: &mut EditSet,
 ) -> Plan {
-    let mut plan = Plan::default();
     if conv.container == crate::model::Container::Scattered
         || !conv.foreign.is_empty()
+        || !conv.unread.is_empty()
         || conv.messages.is_empty()
     {
-        return plan;
+        return Plan::default();
     }
-    let sample = crate::edit::first_result(conv);
-    // A context for the calling message `owner`, inserting after message `anchor`.
-    let cx_at = |owner: usize, anchor: usize| -> RepairCx<'_> {
-        RepairCx {
-            src,
-            conv,
-            owner: &conv.messages[owner],
-            anchor: &conv.messages[anchor],
-            next: conv.messages.get(anchor + 1),
-            options,
-            sample,
-        }
+    let mut planner = Planner {
+        src,
+        conv,
+        dialect,
+        window,
+        options,
+        sample: crate::edit::first_result(conv),
+        offered: defects
+            .iter()
+            .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
+            .collect(),
+        edits,
+        plan: Plan::default(),
     };
-    // Results go after the owner's answer window (or right after it, for `--profile deerflow`).
-    let cx_for = |owner: usize| -> RepairCx<'_> {
-        let anchor = if options.before_results {
+    planner.moves(defects);
+    planner.placeholders(defects);
+    planner.policy_fixes(defects);
+    planner.plan.fixed.sort_unstable();
+    planner.plan
+}
+
+/// The repair of one conversation being planned.
+struct Planner<'a, 'e> {
+    src: &'a [u8],
+    conv: &'a Conversation,
+    dialect: &'a dyn Dialect,
+    /// The answer window the conversation is judged with (its provider's or `--target`'s).
+    window: Window,
+    options: &'a RepairOptions,
+    /// The conversation's first result message (see `RepairCx::sample_result`).
+    sample: Option<&'a Message>,
+    /// The applicability of each defect's fix, if it has one.
+    offered: Vec<Option<Applicability>>,
+    edits: &'e mut EditSet,
+    plan: Plan,
+}
+
+impl<'a> Planner<'a, '_> {
+    /// A context for the calling message `owner`, inserting after message `anchor`.
+    fn cx_at(&self, owner: usize, anchor: usize) -> RepairCx<'a> {
+        RepairCx {
+            src: self.src,
+            conv: self.conv,
+            owner: &self.conv.messages[owner],
+            anchor: &self.conv.messages[anchor],
+            next: self.conv.messages.get(anchor + 1),
+            options: self.options,
+            sample: self.sample,
+        }
+    }
+
+    /// A context for `owner`'s results: they go after its answer window (or right after it,
+    /// for `--profile deerflow`).
+    fn cx_for(&self, owner: usize) -> RepairCx<'a> {
+        let anchor = if self.options.before_results {
             owner
         } else {
-            window_end(conv, owner, dialect.window())
+            window_end(self.conv, owner, self.window)
         };
-        cx_at(owner, anchor)
-    };
-    // A context placed at one message, for the fixes that replace or remove it.
-    let plain_cx = |at: usize| cx_at(at, at);
-    // Only the fixes `lint` offers, each in the pass of its applicability.
-    let offered: Vec<Option<Applicability>> = defects
-        .iter()
-        .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
-        .collect();
-    let safe = |i: usize| offered[i] == Some(Applicability::Safe);
-    let unsafe_ = |i: usize| offered[i] == Some(Applicability::Unsafe);
+        self.cx_at(owner, anchor)
+    }
 
-    // Safe: moves into the window first (they go right after the existing results), then
-    // placeholders, grouped per calling message in call order.
-    for (i, d) in defects.iter().enumerate() {
-        let (call, result) = match d {
-            Defect::Misplaced { call, result } => (call, result),
-            Defect::Orphan {
-                result,
-                later_call: Some(call),
-            } => (call, result),
-            _ => continue,
-        };
-        if !safe(i) {
-            continue;
+    /// A context placed at one message, for the fixes that replace or remove it.
+    fn plain_cx(&self, at: usize) -> RepairCx<'a> {
+        self.cx_at(at, at)
+    }
+
+    fn offers(&self, i: usize, applicability: Applicability) -> bool {
+        self.offered[i] == Some(applicability)
+    }
+
+    /// Add the edits fixing defect(s) `fixed`; a conflict holds them back for another round.
+    fn add(&mut self, group: Vec<Edit>, fixed: impl IntoIterator<Item = usize>) {
+        if self.edits.try_add(group) {
+            self.plan.fixed.extend(fixed);
+        } else {
+            self.plan.deferred = true;
         }
-        let msg = &conv.messages[result.message];
-        if !result.result.whole_message || !msg.calls.is_empty() {
-            if let Some(group) = dialect.move_block(&cx_for(call.message), call, result)
-                && edits.try_add(group)
+    }
+
+    /// Safe: results moved into their call's answer window, right after the existing results.
+    fn moves(&mut self, defects: &[Defect]) {
+        for (i, d) in defects.iter().enumerate() {
+            let (call, result) = match d {
+                Defect::Misplaced { call, result } => (call, result),
+                Defect::Orphan {
+                    result,
+                    later_call: Some(call),
+                } => (call, result),
+                _ => continue,
+            };
+            if !self.offers(i, Applicability::Safe) {
+                continue;
+            }
+            let msg = &self.conv.messages[result.message];
+            if !result.result.whole_message || !msg.calls.is_empty() {
+                // A block inside a message: the dialect moves it, or nothing happens.
+                if let Some(group) =
+                    self.dialect
+                        .move_block(&self.cx_for(call.message), call, result)
+                    && self.edits.try_add(group)
+                {
+                    self.plan.fixed.push(i);
+                }
+                continue;
+            }
+            let cx = self.cx_for(call.message);
+            if cx.anchor.index != msg.index {
+                self.add(vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)], [i]);
+            }
+        }
+    }
+
+    /// Safe: placeholders for dangling calls, grouped per calling message in call order.
+    fn placeholders(&mut self, defects: &[Defect]) {
+        let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
+        for (i, d) in defects.iter().enumerate() {
+            if let Defect::Dangling { call, .. } = d
+                && self.offers(i, Applicability::Safe)
             {
-                plan.fixed.push(i);
-            }
-            continue;
-        }
-        let cx = cx_for(call.message);
-        let group = vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)];
-        if cx.anchor.index != msg.index {
-            if edits.try_add(group) {
-                plan.fixed.push(i);
-            } else {
-                plan.deferred = true;
+                dangling.entry(call.message).or_default().push((i, call));
             }
         }
-    }
-
-    let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
-    for (i, d) in defects.iter().enumerate() {
-        if let Defect::Dangling { call, .. } = d
-            && safe(i)
-        {
-            dangling.entry(call.message).or_default().push((i, call));
-        }
-    }
-    for (owner, mut calls) in dangling {
-        calls.sort_by_key(|(_, c)| (c.holder, c.slot));
-        let cx = cx_for(owner);
-        let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
-        if let Some(group) = dialect.insert_results(&cx, &just_calls) {
-            if edits.try_add(group) {
-                plan.placeholders += calls.len();
-                plan.fixed.extend(calls.iter().map(|(i, _)| *i));
-            } else {
-                plan.deferred = true;
+        for (owner, mut calls) in dangling {
+            calls.sort_by_key(|(_, c)| (c.holder, c.slot));
+            let cx = self.cx_for(owner);
+            let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
+            if let Some(group) = self.dialect.insert_results(&cx, &just_calls) {
+                let before = self.plan.fixed.len();
+                self.add(group, calls.iter().map(|(i, _)| *i));
+                self.plan.placeholders += self.plan.fixed.len() - before;
             }
         }
     }
 
-    // Unsafe, by policy.
-    for (i, d) in defects.iter().enumerate().filter(|(i, _)| unsafe_(*i)) {
-        let group = match d {
-            Defect::Orphan {
-                result,
-                later_call: None,
-            } => orphan_fix(&plain_cx(result.message), dialect, result),
-            Defect::DuplicateResult { first, result, .. } => {
-                duplicate_fix(&plain_cx(result.message), first.message)
+    /// Unsafe, each by its policy: orphans, duplicate results, duplicate and reused call ids.
+    fn policy_fixes(&mut self, defects: &[Defect]) {
+        for (i, d) in defects.iter().enumerate() {
+            if !self.offers(i, Applicability::Unsafe) {
+                continue;
             }
-            Defect::DuplicateCallId { call, .. } if options.reid => {
-                reid_fix(&cx_for(call.message), dialect, call)
-            }
-            _ => None,
-        };
-        if let Some(group) = group {
-            if edits.try_add(group) {
-                plan.fixed.push(i);
-            } else {
-                plan.deferred = true;
+            let group = match d {
+                Defect::Orphan {
+                    result,
+                    later_call: None,
+                } => orphan_fix(&self.plain_cx(result.message), self.dialect, result),
+                Defect::DuplicateResult { first, result, .. } => {
+                    duplicate_fix(&self.plain_cx(result.message), first.message)
+                }
+                Defect::DuplicateCallId { call, .. } if self.options.reid => {
+                    reid_fix(&self.cx_for(call.message), self.dialect, call)
+                }
+                Defect::ReusedCallId { call, .. } if self.options.reid => {
+                    reuse_fix(&self.cx_for(call.message), self.dialect, call)
+                }
+                _ => None,
+            };
+            if let Some(group) = group {
+                self.add(group, [i]);
             }
         }
     }
-    plan.fixed.sort_unstable();
-    plan
 }
 
 /// The fix of an orphan result by policy; `cx` is placed at the orphan's message.
@@ -331,6 +397,37 @@ fn reid_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<V
         .flat_map(|m| m.results.iter())
         .filter(|r| r.id.as_deref() == Some(id))
         .nth(rank);
+    match result.and_then(|r| r.id_span) {
+        Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
+        None => {
+            let mut renamed = call.clone();
+            renamed.call.id = Some(new_id);
+            renamed.call.id_span = None;
+            edits.extend(dialect.insert_results(cx, &[&renamed])?);
+        }
+    }
+    Some(edits)
+}
+
+/// Give a call that reuses an earlier call's id (where ids must be unique in the request) a
+/// new deterministic id, together with the first result of that id after it (before any later
+/// call of the id); when it has none, a placeholder under the new id goes with it.
+fn reuse_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<Vec<Edit>> {
+    let conv = cx.conv;
+    let id = call.call.id.as_deref()?;
+    let id_span = call.call.id_span?;
+    let new_id = format!("{id}_m{}", call.holder);
+    let token = crate::json::J::str(new_id.clone()).render(&crate::json::Style::default());
+    let mut edits = vec![Edit::replace(id_span.start, id_span.end, token.clone())];
+    let later = &conv.messages[call.holder + 1..];
+    let end = later
+        .iter()
+        .position(|m| m.calls.iter().any(|c| c.id.as_deref() == Some(id)))
+        .unwrap_or(later.len());
+    let result = later[..end]
+        .iter()
+        .flat_map(|m| m.results.iter())
+        .find(|r| r.id.as_deref() == Some(id));
     match result.and_then(|r| r.id_span) {
         Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
         None => {
