@@ -62,7 +62,8 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
                 let walk = WalkOptions {
                     tail: options.tail.is_some(),
                 };
-                analysis::walk(messages, d.window(), walk)
+                let (defects, n) = analysis::walk(messages, d.window(), walk);
+                (sent(d, defects), n)
             };
             calls_checked += n;
             defects
@@ -74,6 +75,13 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
         calls_checked,
         options: options.clone(),
     }
+}
+
+/// The defects the owning app of dialect `d` sends to the provider as they are (see
+/// [`Dialect::sends`]): only those are findings.
+pub fn sent(d: &dyn Dialect, mut defects: Vec<Defect>) -> Vec<Defect> {
+    defects.retain(|defect| d.sends(defect));
+    defects
 }
 
 /// The dialect a conversation was read as.

@@ -41,12 +41,19 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
     }
     tree.get(node, "role").is_some()
         || tree.get(node, "parts").is_some()
+        || is_event(tree, node)
         || tree.get(node, "lc").is_some()
         || (tree.get(node, "type").is_some()
             && (tree.get(node, "content").is_some()
                 || tree.get(node, "data").is_some()
                 || tree.get(node, "call_id").is_some()
                 || tree.get(node, "summary").is_some()))
+}
+
+/// An OpenHands event: `{"source", "action"}` or `{"source", "observation"}`.
+fn is_event(tree: &Tree<'_>, node: NodeId) -> bool {
+    tree.get(node, "source").is_some()
+        && (tree.get(node, "action").is_some() || tree.get(node, "observation").is_some())
 }
 
 fn is_message_list(tree: &Tree<'_>, node: NodeId) -> bool {

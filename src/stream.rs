@@ -7,7 +7,7 @@ use std::io::{self, BufRead};
 use crate::analysis::{self, WalkOptions, Walker};
 use crate::dialect::Dialect;
 use crate::finding::Finding;
-use crate::lint::{ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding};
+use crate::lint::{ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, sent};
 use crate::model::{Conversation, Foreign, Message};
 use crate::read::{LineSink, LinesReader, Problem, each_line_from};
 use crate::rules::Rule;
@@ -134,6 +134,7 @@ impl LineSink for Streamer<'_> {
     fn conversation(&mut self, conv: Conversation) {
         let d = dialect_of(&conv);
         let (defects, n) = analysis::walk(&conv.messages, d.window(), WalkOptions::default());
+        let defects = sent(d, defects);
         self.report.calls_checked += n;
         for m in &conv.messages {
             count_calls(&mut self.report.stats, m);
@@ -187,7 +188,7 @@ impl Streamer<'_> {
                     last_turn: t.last_turn,
                     read_only: self.foreign_threads.contains(&t.key),
                 };
-                for defect in t.walker.finish() {
+                for defect in sent(d, t.walker.finish()) {
                     count_dangling(&mut report.stats, &defect);
                     report.findings.push(describe(self.path, &info, d, &defect));
                 }

@@ -27,7 +27,7 @@ impl Input {
 }
 
 /// File name extensions looked for in directories.
-pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
+pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "traj"];
 
 /// Expand PATHS (none means standard input). Problems (missing files, unreadable
 /// directories, broken links, sockets) are returned beside the inputs so that the others can
