@@ -54,8 +54,9 @@ impl Dialect for KimiCode {
                  other records are never sent to the model",
             ),
             "context.append_message" if object_at(tree, node, "message").is_some() => Some(
-                "a Kimi Code wire record (`context.append_message`); only `context.*` records \
-                 reach the model",
+                "a Kimi Code wire record (`context.append_message`); Kimi Code closes open calls \
+                 and drops orphan results itself when it rebuilds the context, and its other \
+                 records are never sent to the model",
             ),
             _ => None,
         }

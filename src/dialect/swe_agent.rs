@@ -54,7 +54,8 @@ impl Dialect for SweAgent {
                 .any(|k| tree.get(node, k).is_some())
         {
             Some(
-                "a SWE-agent history entry ({\"role\", \"agent\", \"message_type\"|\"thought\"|\"action\"})",
+                "a SWE-agent history entry ({\"role\", \"agent\", \"message_type\"|\"thought\"|\"action\"}); \
+                 a tool entry answers through `tool_call_ids`, whose first id SWE-agent sends",
             )
         } else {
             None
@@ -91,6 +92,17 @@ impl Dialect for SweAgent {
     }
 
     fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
+        // An observation whose `tool_call_ids` is empty or missing is most likely this call's
+        // own result with its id lost: a placeholder would contradict it (TM006 says what to
+        // fix instead).
+        let window = &cx.conv.messages[cx.owner.index + 1..=cx.anchor.index.max(cx.owner.index)];
+        if window
+            .iter()
+            .flat_map(|m| &m.results)
+            .any(|r| r.id.is_none())
+        {
+            return None;
+        }
         // SWE-agent keeps only the entries of its own agent (`entry["agent"]`): the placeholder
         // copies the calling entry's, and is not written without one.
         let owner = cx.reparse(cx.owner)?;

@@ -1,0 +1,162 @@
+//! The agent-log readers (SWE-agent, OpenHands, Kimi Code, legacy OpenAI functions,
+//! pydantic-ai) on their pinned fixtures in `fixtures/<dialect>/`: every input is detected as
+//! its folder's dialect, its findings equal `NAME.lint` (`line:column CODE call-id`), its default
+//! repair equals `NAME.repaired.<ext>` (or leaves the file byte-identical when there is none),
+//! the repaired file lints without TM001/TM003 and repairs to itself. The shared corpus folders
+//! of these dialects, when present, must be detected the same way and left byte-identical.
+//!
+//! `TOOLMEND_BLESS=1 cargo test --test agent_logs` rewrites the expected files (review the diff!).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub mod common;
+
+use common::api::{analyse, dialects, findings, repaired};
+use common::files;
+
+const DIALECTS: &[&str] = &[
+    "swe-agent",
+    "openhands",
+    "kimi-code",
+    "openai-functions",
+    "pydantic-ai",
+];
+
+fn dir(dialect: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(dialect)
+}
+
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            [".json", ".jsonl", ".traj"]
+                .iter()
+                .any(|e| name.ends_with(e))
+                && !name.contains(".repaired.")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn lint_lines(name: &str, bytes: &[u8]) -> String {
+    findings(name, bytes)
+        .iter()
+        .map(|f| {
+            let id = f.call_id.as_deref().unwrap_or("-");
+            format!("{}:{} {} {id}\n", f.line, f.column, f.code)
+        })
+        .collect()
+}
+
+fn check(dialect: &str, path: &Path) -> Vec<String> {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let bytes = fs::read(path).unwrap();
+    let mut problems = Vec::new();
+    let found = dialects(&name, &bytes);
+    if found.is_empty() || found.iter().any(|d| *d != dialect) {
+        problems.push(format!("{name}: read as {found:?}, not {dialect}"));
+    }
+    let stem = path.file_stem().unwrap().to_string_lossy();
+    let lint = path.with_file_name(format!("{stem}.lint"));
+    let out = repaired(&name, &bytes);
+    problems.extend(
+        [
+            files::check_pinned(&lint, lint_lines(&name, &bytes).as_bytes()),
+            files::check_repair_pinned(path, &bytes, &out),
+        ]
+        .into_iter()
+        .filter_map(Result::err),
+    );
+    // A call whose observation lost its id (TM006) is left open on purpose: a placeholder would
+    // contradict the observation that is there.
+    let again = lint_lines(&name, &out);
+    if !again.contains(" TM006 ") && (again.contains(" TM001 ") || again.contains(" TM003 ")) {
+        problems.push(format!("{name}: still dangling or misplaced:\n{again}"));
+    }
+    if repaired(&name, &out) != out {
+        problems.push(format!("{name}: repair is not idempotent"));
+    }
+    problems
+}
+
+#[test]
+fn pinned_agent_log_fixtures() {
+    let mut problems = Vec::new();
+    for dialect in DIALECTS {
+        let files = inputs(&dir(dialect));
+        assert!(files.len() >= 3, "{dialect}: only {} fixtures", files.len());
+        for path in files {
+            problems.extend(check(dialect, &path));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// Every reader explains itself, and says what the owning app does with what it records.
+#[test]
+fn detection_explains_what_the_app_sends() {
+    let why = |dialect: &str, name: &str| {
+        let bytes = fs::read(dir(dialect).join(name)).unwrap();
+        analyse(name, &bytes).doc.conversations[0].detection.clone()
+    };
+    let cases = [
+        ("swe-agent", "clean.traj", "tool_call_ids"),
+        ("openhands", "cut-off.json", "observations are all recorded"),
+        ("kimi-code", "crashed.jsonl", "closes open calls"),
+        ("kimi-code", "legacy-cli.jsonl", "never sent to the model"),
+        ("openai-functions", "no-result.json", "checks no pairing"),
+        ("pydantic-ai", "interrupted.json", "closes open calls"),
+    ];
+    for (dialect, name, says) in cases {
+        let detection = why(dialect, name);
+        assert!(detection.contains(says), "{dialect}/{name}: {detection}");
+    }
+}
+
+/// Cut-off runs that the owning app closes itself are read (their calls counted) but are no
+/// findings; the same shape in SWE-agent, which sends its history as it is, is one.
+#[test]
+fn cut_off_runs_follow_the_owning_app() {
+    for (dialect, name, calls) in [
+        ("openhands", "cut-off.json", 1),
+        ("kimi-code", "crashed.jsonl", 1),
+        ("pydantic-ai", "pending-calls.json", 2),
+        ("openai-functions", "no-result.json", 1),
+    ] {
+        let bytes = fs::read(dir(dialect).join(name)).unwrap();
+        let a = analyse(name, &bytes);
+        assert_eq!(a.calls_checked, calls, "{dialect}/{name}");
+        assert!(findings(name, &bytes).is_empty(), "{dialect}/{name}");
+    }
+    let bytes = fs::read(dir("swe-agent").join("cut-off.traj")).unwrap();
+    let codes: Vec<_> = findings("cut-off.traj", &bytes)
+        .iter()
+        .map(|f| f.code)
+        .collect();
+    assert_eq!(codes, ["TM001"]);
+}
+
+/// Real samples of these formats in `../shared/corpus/<dialect>/`, when there: detected as the
+/// dialect and left byte-identical by the default repair.
+#[test]
+fn corpus_samples_are_read_and_left_alone() {
+    for dialect in DIALECTS {
+        for path in files::corpus(dialect) {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let bytes = fs::read(&path).unwrap();
+            assert!(
+                dialects(&name, &bytes).iter().all(|d| d == dialect),
+                "{}",
+                path.display()
+            );
+            assert!(repaired(&name, &bytes) == bytes, "{}", path.display());
+        }
+    }
+}
