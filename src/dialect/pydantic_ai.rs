@@ -98,8 +98,9 @@ impl Dialect for PydanticAi {
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         match defect {
             Defect::DuplicateResult { .. } => Some(
-                "pydantic-ai sends both results (its history repair leaves duplicates alone), \
-                 and OpenAI, Anthropic and Gemini reject two results for one call"
+                "pydantic-ai sends both results (its history repair leaves duplicates alone); \
+                 OpenAI would reject this: \"Invalid parameter: Duplicate value for \
+                 'tool_call_id'\""
                     .into(),
             ),
             _ => None,
