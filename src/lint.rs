@@ -155,7 +155,8 @@ pub struct ConvInfo {
     pub index: usize,
     /// Index of the last message that is not the continuation of an earlier one.
     pub last_turn: usize,
-    /// Not repaired: gathered by `--at` from several places, or of mixed dialects.
+    /// Not repaired: gathered by `--at` from several places, of mixed dialects, or not
+    /// repairable in its dialect ([`Dialect::repairable`]).
     pub read_only: bool,
 }
 
@@ -170,7 +171,8 @@ impl ConvInfo {
                 .rposition(|m| !m.continuation)
                 .unwrap_or(0),
             read_only: conv.container == crate::model::Container::Scattered
-                || !conv.foreign.is_empty(),
+                || !conv.foreign.is_empty()
+                || !dialect_of(conv).repairable(conv),
         }
     }
 }

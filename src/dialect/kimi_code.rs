@@ -48,6 +48,12 @@ impl Dialect for KimiCode {
             );
         }
         match tree.get_str(node, "type")?.as_ref() {
+            "metadata" if tree.get(node, "protocol_version").is_some() => Some(
+                "a Kimi wire header ({\"type\": \"metadata\", \"protocol_version\"}): Kimi \
+                 Code closes open calls and drops orphan results itself when it rebuilds the \
+                 context from the `context.*` records, and kimi-cli's older records are a UI \
+                 event log, never sent to the model",
+            ),
             "context.append_loop_event" if object_at(tree, node, "event").is_some() => Some(
                 "a Kimi Code wire record (`context.append_loop_event`); Kimi Code closes open \
                  calls and drops orphan results itself when it rebuilds the context, and its \

@@ -21,7 +21,7 @@ mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::json::{J, NodeId, Tree};
-use crate::model::{Message, Pos, Span, pointer_token};
+use crate::model::{Conversation, Message, Pos, Span, pointer_token};
 use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
@@ -103,6 +103,14 @@ pub trait Dialect: Sync {
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         let _ = defect;
         None
+    }
+
+    /// Whether toolmend may repair `conv` (the default). A dialect says no when something in
+    /// the conversation makes any fix a guess; its findings then offer no fix, and `repair`
+    /// leaves it byte-identical.
+    fn repairable(&self, conv: &Conversation) -> bool {
+        let _ = conv;
+        true
     }
 
     /// Whether the owning app sends `defect` to the provider as it is (the default). Apps that

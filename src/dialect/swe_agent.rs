@@ -18,7 +18,7 @@
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, Kind, NodeId, Tree};
-use crate::model::{Message, Role, ToolResult};
+use crate::model::{Conversation, Message, Role, ToolResult};
 use crate::repair::RepairCx;
 
 use super::common::role_message;
@@ -91,18 +91,17 @@ impl Dialect for SweAgent {
         Some(msg)
     }
 
-    fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
-        // An observation whose `tool_call_ids` is empty or missing is most likely this call's
-        // own result with its id lost: a placeholder would contradict it (TM006 says what to
-        // fix instead).
-        let window = &cx.conv.messages[cx.owner.index + 1..=cx.anchor.index.max(cx.owner.index)];
-        if window
+    fn repairable(&self, conv: &Conversation) -> bool {
+        // An observation whose `tool_call_ids` is empty or missing is most likely the result of
+        // the call before it with its id lost: a placeholder there would contradict it. TM006
+        // says what to fix first.
+        conv.messages
             .iter()
             .flat_map(|m| &m.results)
-            .any(|r| r.id.is_none())
-        {
-            return None;
-        }
+            .all(|r| r.id.is_some())
+    }
+
+    fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
         // SWE-agent keeps only the entries of its own agent (`entry["agent"]`): the placeholder
         // copies the calling entry's, and is not written without one.
         let owner = cx.reparse(cx.owner)?;
@@ -133,7 +132,8 @@ impl Dialect for SweAgent {
         if let Defect::MissingResultId { .. } = defect {
             return Some(
                 "SWE-agent cannot send this entry: it takes the tool message's `tool_call_id` \
-                 from `tool_call_ids[0]`"
+                 from `tool_call_ids[0]`. toolmend repairs nothing in this history until the id \
+                 is put back"
                     .into(),
             );
         }
