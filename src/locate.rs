@@ -122,9 +122,17 @@ pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
                 .collect();
             records
         }
-        Kind::Object => envelope(tree, root, "", 0)
-            .map(|f| vec![f])
-            .unwrap_or_default(),
+        Kind::Object => match envelope(tree, root, "", 0) {
+            Some(f) => vec![f],
+            // OpenHands keeps one event per file (`sessions/<id>/events/<n>.json`).
+            None if is_event(tree, root) => vec![Found {
+                pointer: String::new(),
+                array: None,
+                messages: vec![(root, String::new())],
+                how: "one OpenHands event (OpenHands keeps one event per file)".into(),
+            }],
+            None => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }
