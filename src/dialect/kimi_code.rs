@@ -31,6 +31,17 @@ use super::{Dialect, ReadCx, ThreadMemory};
 /// The Kimi Code wire dialect.
 pub struct KimiCode;
 
+/// A detection reason, followed by what Kimi Code does with the records.
+macro_rules! heals {
+    ($what:literal) => {
+        concat!(
+            $what,
+            "; Kimi Code closes open calls and drops orphan results itself when it rebuilds the \
+             context from the `context.*` records, and never sends its other records to the model"
+        )
+    };
+}
+
 impl Dialect for KimiCode {
     fn name(&self) -> &'static str {
         "kimi-code"
@@ -48,22 +59,16 @@ impl Dialect for KimiCode {
             );
         }
         match tree.get_str(node, "type")?.as_ref() {
-            "metadata" if tree.get(node, "protocol_version").is_some() => Some(
-                "a Kimi wire header ({\"type\": \"metadata\", \"protocol_version\"}): Kimi \
-                 Code closes open calls and drops orphan results itself when it rebuilds the \
-                 context from the `context.*` records, and kimi-cli's older records are a UI \
-                 event log, never sent to the model",
-            ),
+            "metadata" if tree.get(node, "protocol_version").is_some() => Some(heals!(
+                "a Kimi wire header ({\"type\": \"metadata\", \"protocol_version\"}); kimi-cli's \
+                 older records are a UI event log, never sent to the model"
+            )),
             "context.append_loop_event" if object_at(tree, node, "event").is_some() => Some(
-                "a Kimi Code wire record (`context.append_loop_event`); Kimi Code closes open \
-                 calls and drops orphan results itself when it rebuilds the context, and its \
-                 other records are never sent to the model",
+                heals!("a Kimi Code wire record (`context.append_loop_event`)"),
             ),
-            "context.append_message" if object_at(tree, node, "message").is_some() => Some(
-                "a Kimi Code wire record (`context.append_message`); Kimi Code closes open calls \
-                 and drops orphan results itself when it rebuilds the context, and its other \
-                 records are never sent to the model",
-            ),
+            "context.append_message" if object_at(tree, node, "message").is_some() => {
+                Some(heals!("a Kimi Code wire record (`context.append_message`)"))
+            }
             _ => None,
         }
     }
