@@ -23,7 +23,7 @@ use crate::repair::RepairCx;
 
 use super::common::role_message;
 use super::layout::{member_names, order_keys};
-use super::openai_chat::{OpenAiChat, read_call};
+use super::openai_chat::{OpenAiChat, orphan_note, read_call};
 use super::{Dialect, ReadCx};
 
 /// The SWE-agent trajectory history dialect.
@@ -126,6 +126,20 @@ impl Dialect for SweAgent {
             })
             .collect();
         Some(J::Obj(fields))
+    }
+
+    fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
+        // A user observation keeping the orphan's content, with its `agent` (SWE-agent drops
+        // entries of other agents, and fails on one without).
+        let tree = cx.reparse(msg)?;
+        let agent = tree.get(tree.root(), "agent")?;
+        let J::Obj(fields) = orphan_note(cx, msg, "role", "user")? else {
+            return None;
+        };
+        let mut entry = vec![("message_type".to_string(), J::str("observation"))];
+        entry.extend(fields);
+        entry.push(("agent".into(), J::Raw(tree.raw_str(agent).into_owned())));
+        Some(J::Obj(entry))
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
