@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 pub mod common;
 
-use common::api::{analyse, dialects, findings, repaired};
+use common::api::{analyse, code_ids, dialects, findings, repair_with, repaired, with_orphans};
 use common::files;
+use toolmend::repair::OrphanPolicy;
 
 const DIALECTS: &[&str] = &[
     "swe-agent",
@@ -163,4 +164,22 @@ fn corpus_samples_are_read_and_left_alone() {
             assert!(repaired(&name, &bytes) == bytes, "{}", path.display());
         }
     }
+}
+
+/// `--orphans note` turns an orphan SWE-agent observation into a user observation of the same
+/// agent, keeping its content, which SWE-agent sends as it is.
+#[test]
+fn a_swe_agent_orphan_becomes_a_note_of_its_agent() {
+    let name = "wrong-id.traj";
+    let bytes = fs::read(dir("swe-agent").join(name)).unwrap();
+    let out = repair_with(name, &bytes, &with_orphans(OrphanPolicy::Note));
+    let text = String::from_utf8(out.clone()).unwrap();
+    assert!(text.contains(
+        "\"role\": \"user\",\n      \"content\": \"[toolmend: tool result for unknown call call_Zz9] OBSERVATION:\\nsetup.py\\nsrc\",\n      \"agent\": \"main\""
+    ), "{text}");
+    assert!(
+        code_ids(name, &out).is_empty(),
+        "{:?}",
+        code_ids(name, &out)
+    );
 }
