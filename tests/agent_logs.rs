@@ -177,9 +177,6 @@ fn a_swe_agent_orphan_becomes_a_note_of_its_agent() {
     assert!(text.contains(
         "\"role\": \"user\",\n      \"content\": \"[toolmend: tool result for unknown call call_Zz9] OBSERVATION:\\nsetup.py\\nsrc\",\n      \"agent\": \"main\""
     ), "{text}");
-    assert!(
-        code_ids(name, &out).is_empty(),
-        "{:?}",
-        code_ids(name, &out)
-    );
+    let left = code_ids(name, &out);
+    assert!(!left.iter().any(|c| c.starts_with("TM002")), "{left:?}");
 }
