@@ -36,7 +36,8 @@ impl Dialect for OpenAiFunctions {
                 "a legacy OpenAI message with `function_call` (no ids: a `function` message \
                  answers the call of its `name` right before it; the API checks no pairing)",
             )
-        } else if role == "function" {
+        } else if role == "function" && tree.get(node, "parts").is_none() {
+            // (Gemini's older API also has `role: "function"`, with `parts`.)
             Some("a legacy OpenAI `role: \"function\"` message (paired by name and position)")
         } else {
             None
