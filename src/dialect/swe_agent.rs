@@ -19,7 +19,7 @@
 use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Conversation, Message, Role, ToolResult};
-use crate::repair::RepairCx;
+use crate::edit::RepairCx;
 
 use super::common::role_message;
 use super::layout::{member_names, order_keys};
