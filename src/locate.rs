@@ -50,10 +50,19 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
                 || tree.get(node, "summary").is_some()))
 }
 
-/// An OpenHands event: `{"source", "action"}` or `{"source", "observation"}`.
+/// An OpenHands event: `{"source", "action"}` or `{"source", "observation"}`, or an event of
+/// the V1 SDK that is sent to the model (`{"kind", "source", "tool_call_id"|"llm_message"|…}`).
 fn is_event(tree: &Tree<'_>, node: NodeId) -> bool {
     tree.get(node, "source").is_some()
-        && (tree.get(node, "action").is_some() || tree.get(node, "observation").is_some())
+        && [
+            "action",
+            "observation",
+            "tool_call_id",
+            "llm_message",
+            "system_prompt",
+        ]
+        .iter()
+        .any(|k| tree.get(node, k).is_some())
 }
 
 fn is_message_list(tree: &Tree<'_>, node: NodeId) -> bool {

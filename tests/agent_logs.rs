@@ -76,6 +76,11 @@ fn detection_explains_what_the_app_sends() {
     let cases = [
         ("swe-agent", "clean.traj", "tool_call_ids"),
         ("openhands", "cut-off.json", "observations are all recorded"),
+        (
+            "openhands",
+            "sdk-paused.jsonl",
+            "actions and observations that match",
+        ),
         ("kimi-code", "crashed.jsonl", "closes open calls"),
         ("kimi-code", "legacy-cli.jsonl", "never sent to the model"),
         ("openai-functions", "no-result.json", "checks no pairing"),
@@ -93,6 +98,7 @@ fn detection_explains_what_the_app_sends() {
 fn cut_off_runs_follow_the_owning_app() {
     for (dialect, name, calls) in [
         ("openhands", "cut-off.json", 1),
+        ("openhands", "sdk-paused.jsonl", 2),
         ("kimi-code", "crashed.jsonl", 1),
         ("pydantic-ai", "pending-calls.json", 2),
         ("openai-functions", "no-result.json", 1),

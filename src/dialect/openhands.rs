@@ -19,6 +19,14 @@
 //! observations and observations without calls. A stream cut off mid-action (OpenHands itself
 //! writes an `ErrorObservation` for a pending action when the agent is stopped) is therefore
 //! accepted as it is: no pairing defect is a finding, and nothing is repaired.
+//!
+//! The V1 software-agent SDK (`openhands-sdk`, persisted one event per file,
+//! `events/event-<n>-<id>.json`) writes `{"kind": "ActionEvent", "source", "tool_name",
+//! "tool_call_id", "llm_response_id", "action": {…}}` and answers with `ObservationEvent`,
+//! `AgentErrorEvent` or `UserRejectObservation` carrying the same `tool_call_id`. Its view of
+//! the events drops unmatched actions and observations and every observation after the first
+//! of a call (`ToolCallMatchingProperty`, `ObservationUniquenessProperty`), and a resumed
+//! conversation backfills an interrupted action with an `AgentErrorEvent`: the same verdict.
 
 use crate::analysis::{Defect, Window};
 use crate::json::{NodeId, Tree};
@@ -55,6 +63,12 @@ impl Dialect for OpenHands {
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
         tree.get_str(node, "source")?;
+        if sdk_kind(tree, node).is_some() {
+            return Some(
+                "an OpenHands SDK event ({\"kind\", \"source\"}); OpenHands sends only actions \
+                 and observations that match, the first observation of each call",
+            );
+        }
         if tree.get_str(node, "action").is_some() {
             Some(
                 "an OpenHands event ({\"source\", \"action\"}); OpenHands sends only tool \
@@ -70,6 +84,9 @@ impl Dialect for OpenHands {
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
         let source = tree.get_str(node, "source")?;
+        if let Some(kind) = sdk_kind(tree, node) {
+            return Some(read_sdk_event(tree, node, kind, cx));
+        }
         let metadata = object_at(tree, node, "tool_call_metadata");
         let id = metadata.and_then(|m| tree.get(m, "tool_call_id"));
         if let Some(action) = tree.get_str(node, "action") {
@@ -116,5 +133,57 @@ impl Dialect for OpenHands {
                 | Defect::Misplaced { .. }
                 | Defect::DuplicateResult { .. }
         )
+    }
+}
+
+/// The event kinds of the V1 SDK that take part in what is sent to the model.
+const SDK_KINDS: &[&str] = &[
+    "ActionEvent",
+    "ObservationEvent",
+    "AgentErrorEvent",
+    "UserRejectObservation",
+    "MessageEvent",
+    "SystemPromptEvent",
+];
+
+/// The `kind` of a V1 SDK event, when it is one of [`SDK_KINDS`].
+fn sdk_kind(tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
+    let kind = tree.get_str(node, "kind")?;
+    SDK_KINDS.iter().copied().find(|k| *k == kind)
+}
+
+/// A V1 SDK event: an `ActionEvent` is a call of its LLM response (`llm_response_id`), the
+/// observation-like events answer `tool_call_id`, a `MessageEvent` is its `llm_message`'s role.
+fn read_sdk_event(tree: &Tree<'_>, node: NodeId, kind: &str, cx: &ReadCx<'_>) -> Message {
+    let id = tree.get(node, "tool_call_id");
+    let name = string(tree, tree.get(node, "tool_name"));
+    match kind {
+        "ActionEvent" => {
+            let mut msg = cx.message(tree, node, Role::Assistant);
+            msg.group = string(tree, tree.get(node, "llm_response_id"));
+            msg.calls.push(Call {
+                name,
+                ..cx.call(tree, node, "", id, kind)
+            });
+            msg
+        }
+        "MessageEvent" => {
+            let role = tree
+                .path(node, &["llm_message", "role"])
+                .and_then(|r| tree.str(r))
+                .map_or(Role::Other, |r| super::common::role_of(&r));
+            cx.message(tree, node, role)
+        }
+        "SystemPromptEvent" => cx.message(tree, node, Role::System),
+        _ if id.is_some() => {
+            let mut msg = cx.message(tree, node, Role::Tool);
+            msg.results.push(ToolResult {
+                name,
+                whole_message: true,
+                ..cx.result(tree, node, "", id)
+            });
+            msg
+        }
+        _ => cx.message(tree, node, Role::Other),
     }
 }

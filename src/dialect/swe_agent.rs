@@ -17,9 +17,9 @@
 //! trajectory is used as a demonstration.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Conversation, Message, Role, ToolResult};
-use crate::edit::RepairCx;
 
 use super::common::role_message;
 use super::layout::{member_names, order_keys};
