@@ -133,6 +133,23 @@ pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
         }
         Kind::Object => match envelope(tree, root, "", 0) {
             Some(f) => vec![f],
+            // A SWE-agent retry run saved before it chose an attempt: `{"attempts": [{"history":
+            // […]}, …]}` (once chosen, the top-level `history` is a copy of the best one).
+            None if tree
+                .get(root, "attempts")
+                .is_some_and(|a| tree.kind(a) == Kind::Array) =>
+            {
+                let attempts = tree.get(root, "attempts").unwrap_or(root);
+                tree.children(attempts)
+                    .enumerate()
+                    .filter_map(|(i, rec)| {
+                        envelope(tree, rec, &format!("/attempts/{i}"), 0).map(|mut f| {
+                            f.how = format!("{} of attempt {i}", f.how);
+                            f
+                        })
+                    })
+                    .collect()
+            }
             // OpenHands keeps one event per file (`sessions/<id>/events/<n>.json`).
             None if is_event(tree, root) => vec![Found {
                 pointer: String::new(),
