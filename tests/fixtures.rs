@@ -18,7 +18,9 @@ use toolmend::Applicability;
 fn sets() -> Vec<String> {
     let mut sets: Vec<String> = fs::read_dir(files::dir(""))
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .filter(|name| name != "cli")
         .collect();
     sets.sort();
@@ -29,6 +31,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
             [".json", ".jsonl", ".traj"]
@@ -97,9 +100,10 @@ fn pinned_fixtures() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-/// One naming style: lower-case kebab-case names, one input per name in a set (so each has its
-/// own `NAME.lint`), and every pinned file belongs to an input. A set's `SOURCES.md` (where its
-/// inputs were modelled from) is no fixture.
+/// One naming style for the logs of a set (`.json`, `.jsonl`, `.traj`) and their pinned files
+/// (`.lint`, `.repaired.*`): lower-case kebab-case names, one input per name (so each has its
+/// own `NAME.lint`), and every pinned file belongs to an input. Other files (`SOURCES.md`, other
+/// formats) are not checked.
 #[test]
 fn fixture_names_are_kebab_case_and_unique() {
     let kebab = |s: &str| {
@@ -110,8 +114,14 @@ fn fixture_names_are_kebab_case_and_unique() {
     for set in sets().into_iter().chain(["cli".to_string()]) {
         let names: Vec<String> = fs::read_dir(files::dir(&set))
             .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n != "SOURCES.md")
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .filter(|n| {
+                [".json", ".jsonl", ".traj", ".lint"]
+                    .iter()
+                    .any(|e| n.ends_with(e))
+            })
             .collect();
         let stems: Vec<&str> = names
             .iter()

@@ -11,6 +11,7 @@ use toolmend::{
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
 use toolmend::io::write;
 
+use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color};
 
 pub fn run(a: RepairArgs) -> Result<Status> {
@@ -45,38 +46,52 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let mut changed_any = false;
     let mut tally = Tally::default();
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for input in &inputs {
-        let Some(loaded) = super::load(input, &mut errors) else {
-            continue;
-        };
-        let analysed = toolmend::analyse(&input.name, &loaded, &lint_opts);
-        let repaired = analysed.repair(&loaded, &options);
-        changed_any |= repaired.changed;
-        if !a.quiet {
-            report(&input.name, &analysed, &repaired, inputs.len() == 1);
-        }
-        tally.add(&analysed, &repaired);
-        if to_stdout {
-            out.write_all(&repaired.output)?;
-        } else if let Some(path) = &a.output {
-            if let Err(e) = write::atomic_write(path, &repaired.output) {
-                errors.push(e.into());
+    let work = Work::new(a.input.threads, !a.input.no_progress)?;
+    work.each(
+        &inputs,
+        |input, meter| mend(input, &lint_opts, &options, meter),
+        |input, done| {
+            let Done {
+                loaded,
+                repaired,
+                counts,
+            } = match done {
+                Ok(done) => done,
+                Err(e) => {
+                    errors.push(e);
+                    return Ok(());
+                }
+            };
+            changed_any |= repaired.changed;
+            if !a.quiet {
+                report(&input.name, counts, &repaired, inputs.len() == 1);
             }
-        } else if a.in_place {
-            if repaired.changed
-                && let Err(e) = write::in_place(
-                    input.path.as_deref().expect("checked above"),
-                    &loaded,
-                    &repaired.output,
-                    a.backup.as_deref(),
-                )
-            {
-                errors.push(e.into());
+            tally.add(counts, &repaired);
+            if to_stdout {
+                out.write_all(&repaired.output)?;
+            } else if let Some(path) = &a.output {
+                if let Err(e) = write::atomic_write(path, &repaired.output) {
+                    errors.push(e.into());
+                }
+            } else if a.in_place {
+                if repaired.changed
+                    && let Err(e) = write::in_place(
+                        input.path.as_deref().expect("checked above"),
+                        &loaded,
+                        &repaired.output,
+                        a.backup.as_deref(),
+                    )
+                {
+                    errors.push(e.into());
+                }
+            } else if a.diff && repaired.changed {
+                super::work::suspended(|| {
+                    write_diff(&input.name, &loaded, &repaired.output, color, &mut out)
+                })?;
             }
-        } else if a.diff && repaired.changed {
-            write_diff(&input.name, &loaded, &repaired.output, color, &mut out)?;
-        }
-    }
+            Ok(())
+        },
+    )?;
     out.flush()?;
     drop(out);
     if !a.quiet && tally.files > 1 {
@@ -104,12 +119,44 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     })
 }
 
+/// One input read, analysed and repaired (on a worker thread).
+struct Done {
+    loaded: Vec<u8>,
+    repaired: Repaired,
+    counts: Counts,
+}
+
 /// Findings of a document, and how many of them the repair fixed.
-fn counts(analysed: &Analysed, repaired: &Repaired) -> (usize, usize) {
+#[derive(Clone, Copy)]
+struct Counts {
+    total: usize,
+    fixed: usize,
+}
+
+/// Read, analyse and repair one input.
+fn mend(
+    input: &toolmend::io::inputs::Input,
+    lint_opts: &toolmend::Options,
+    options: &RepairOptions,
+    meter: &Meter,
+) -> Result<Done> {
+    let loaded = toolmend::io::inputs::load(input)?;
+    meter.add(loaded.len() as u64);
+    let analysed = toolmend::analyse(&input.name, &loaded, lint_opts);
+    let repaired = analysed.repair(&loaded, options);
+    let counts = counts(&analysed, &repaired);
+    Ok(Done {
+        loaded,
+        repaired,
+        counts,
+    })
+}
+
+fn counts(analysed: &Analysed, repaired: &Repaired) -> Counts {
     let total: usize =
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
-    (total, fixed)
+    Counts { total, fixed }
 }
 
 /// Totals over all inputs, for the closing line when there are several.
@@ -123,8 +170,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, analysed: &Analysed, repaired: &Repaired) {
-        let (total, fixed) = counts(analysed, repaired);
+    fn add(&mut self, Counts { total, fixed }: Counts, repaired: &Repaired) {
         self.files += 1;
         self.changed += usize::from(repaired.changed);
         self.placeholders += repaired.placeholders;
@@ -134,9 +180,8 @@ impl Tally {
 }
 
 /// What was done to one document (a clean one is only mentioned when it is the only input).
-fn report(name: &str, analysed: &Analysed, repaired: &Repaired, alone: bool) {
+fn report(name: &str, Counts { total, fixed }: Counts, repaired: &Repaired, alone: bool) {
     let name = toolmend::render::escape_control(name);
-    let (total, fixed) = counts(analysed, repaired);
     if total == 0 {
         if alone {
             super::say(format_args!("{name}: clean; left untouched"));
