@@ -24,6 +24,7 @@
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{object_at, role_of, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -47,6 +48,14 @@ impl Dialect for KimiCode {
         "kimi-code"
     }
 
+    fn provider(&self) -> Provider {
+        Provider::KimiCode
+    }
+
+    fn reads(&self, sign: &str) -> bool {
+        sign == "type: tool.call"
+    }
+
     fn window(&self) -> Window {
         Window::BeforeNextAssistant
     }
@@ -59,10 +68,6 @@ impl Dialect for KimiCode {
             );
         }
         match tree.get_str(node, "type")?.as_ref() {
-            "metadata" if tree.get(node, "protocol_version").is_some() => Some(heals!(
-                "a Kimi wire header ({\"type\": \"metadata\", \"protocol_version\"}); kimi-cli's \
-                 older records are a UI event log, never sent to the model"
-            )),
             "context.append_loop_event" if object_at(tree, node, "event").is_some() => Some(
                 heals!("a Kimi Code wire record (`context.append_loop_event`)"),
             ),

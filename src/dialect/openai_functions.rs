@@ -13,6 +13,7 @@
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{object_at, role_message, string};
 use super::{Dialect, ReadCx};
@@ -23,6 +24,14 @@ pub struct OpenAiFunctions;
 impl Dialect for OpenAiFunctions {
     fn name(&self) -> &'static str {
         "openai-functions"
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
+    }
+
+    fn reads(&self, sign: &str) -> bool {
+        sign == "function_call" || sign == "role: function"
     }
 
     fn window(&self) -> Window {

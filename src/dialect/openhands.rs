@@ -31,6 +31,7 @@
 use crate::analysis::{Defect, Window};
 use crate::json::{NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{object_at, string};
 use super::{Dialect, ReadCx};
@@ -55,6 +56,14 @@ const TOOL_ACTIONS: &[&str] = &[
 impl Dialect for OpenHands {
     fn name(&self) -> &'static str {
         "openhands"
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::OpenHands
+    }
+
+    fn reads(&self, sign: &str) -> bool {
+        sign == "tool_call_metadata"
     }
 
     fn window(&self) -> Window {

@@ -17,6 +17,7 @@
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{array_at, string};
 use super::{Dialect, ReadCx};
@@ -38,6 +39,14 @@ fn parts(tree: &Tree<'_>, node: NodeId) -> Option<(NodeId, bool)> {
 impl Dialect for PydanticAi {
     fn name(&self) -> &'static str {
         "pydantic-ai"
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::PydanticAi
+    }
+
+    fn reads(&self, sign: &str) -> bool {
+        sign == "part_kind"
     }
 
     fn window(&self) -> Window {

@@ -20,6 +20,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Conversation, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::role_message;
 use super::layout::{member_names, order_keys};
@@ -35,6 +36,14 @@ const TOOL_ENTRY_KEYS: &[&str] = &["message_type", "role", "content", "agent", "
 impl Dialect for SweAgent {
     fn name(&self) -> &'static str {
         "swe-agent"
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
+    }
+
+    fn reads(&self, sign: &str) -> bool {
+        sign == "tool_call_ids"
     }
 
     fn window(&self) -> Window {

@@ -15,13 +15,17 @@ pub struct Input {
     pub name: String,
     /// The file, or `None` for standard input.
     pub path: Option<PathBuf>,
+    /// Found by walking a directory (not named on the command line): such a file with nothing
+    /// log-shaped in it is skipped rather than reported.
+    pub walked: bool,
 }
 
 impl Input {
-    fn file(path: PathBuf) -> Input {
+    fn file(path: PathBuf, walked: bool) -> Input {
         Input {
             name: path.display().to_string(),
             path: Some(path),
+            walked,
         }
     }
 }
@@ -48,13 +52,14 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
             inputs.push(Input {
                 name: "-".into(),
                 path: None,
+                walked: false,
             });
             continue;
         }
         match fs::metadata(p) {
             Ok(m) if m.is_dir() => walk(p, &mut inputs, &mut errors),
             Ok(m) if m.is_file() || m.file_type().is_fifo() || m.file_type().is_char_device() => {
-                inputs.push(Input::file(p.clone()))
+                inputs.push(Input::file(p.clone(), false))
             }
             Ok(_) => errors.push(Error::skipped(p, "not a regular file (a socket or device)")),
             Err(e) if fs::symlink_metadata(p).is_ok() => {
@@ -101,7 +106,7 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
         for p in paths {
             match fs::metadata(&p) {
                 Ok(m) if m.is_dir() => subdirs.push(p),
-                Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p)),
+                Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p, true)),
                 Ok(_) if wanted(&p) => errors.push(Error::skipped(
                     &p,
                     "not a regular file (a socket, pipe or device); skipped",
