@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = app::args::Cli::parse();
-    match app::run(cli) {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = app::args::Cli::parse_from(&argv);
+    match app::run(cli, &argv) {
         Ok(status) => ExitCode::from(status as u8),
         Err(err) if app::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {

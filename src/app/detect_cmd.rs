@@ -2,20 +2,29 @@
 
 use std::io::{BufWriter, Write};
 
-use anyhow::Result;
+use std::ffi::OsString;
+
+use anyhow::{Result, bail};
 
 use toolmend::Format;
 use toolmend::render::escape_control as esc;
 
-use super::args::DetectArgs;
+use super::args::{Command, DetectArgs};
+use super::config::Configured;
 
 use super::{Status, lint_options, report_errors};
 
-pub fn run(a: DetectArgs) -> Result<Status> {
-    let options = lint_options(&a.input)?;
+pub fn run(a: DetectArgs, argv: &[OsString]) -> Result<Status> {
+    lint_options(&a.input)?;
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
+    let configured =
+        Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
+            Command::Detect(d) => lint_options(&d.input),
+            _ => bail!("not a detect command line"),
+        })?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
+        let options = &configured.of(input).settings;
         if let Some(path) = input.path.as_deref()
             && super::db::is_database(input)
         {

@@ -2,8 +2,13 @@
 //! analysis lives in the `toolmend` library.
 
 pub mod args;
+mod audit;
+mod baseline;
+mod config;
+mod config_cmd;
 mod db;
 mod detect_cmd;
+mod docs_cmd;
 mod lint_cmd;
 mod repair_cmd;
 mod simulate_cmd;
@@ -29,14 +34,19 @@ pub enum Status {
     Failure = 2,
 }
 
-/// Run a command.
-pub fn run(cli: Cli) -> Result<Status> {
+/// Run a command; `argv` is the command line it was parsed from (configuration files add
+/// to it the options it does not give).
+pub fn run(cli: Cli, argv: &[std::ffi::OsString]) -> Result<Status> {
     match cli.command {
-        Command::Lint(a) => lint_cmd::run(a),
-        Command::Repair(a) => repair_cmd::run(a),
-        Command::Detect(a) => detect_cmd::run(a),
+        Command::Lint(a) => lint_cmd::run(a, argv),
+        Command::Repair(a) => repair_cmd::run(a, argv),
+        Command::Detect(a) => detect_cmd::run(a, argv),
         Command::Simulate(a) => simulate_cmd::run(a),
         Command::Rules => rules(),
+        Command::Explain(a) => docs_cmd::explain(&a.rule),
+        Command::Config(a) => config_cmd::run(a),
+        Command::Completions(a) => docs_cmd::completions(a.shell),
+        Command::Man => docs_cmd::man(),
     }
 }
 
