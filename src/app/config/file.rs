@@ -165,8 +165,13 @@ pub fn load(path: &Path) -> Result<Option<Config>> {
                 known.join(", ")
             );
         };
-        let value = typed(value.get_ref(), kind)
-            .ok_or_else(|| anyhow!("{here}: `{key}` must be {}", kind.noun()))?;
+        let value = typed(value.get_ref(), kind).ok_or_else(|| {
+            anyhow!(
+                "{here}: `{key}` must be {}, not {}",
+                kind.noun(),
+                type_name(value.get_ref())
+            )
+        })?;
         for v in value.as_args() {
             check(key, &v).map_err(|why| anyhow!("{here}: `{key}`: {why}"))?;
         }
@@ -225,6 +230,20 @@ fn typed(value: &DeValue<'_>, kind: Kind) -> Option<Value> {
             .collect::<Option<Vec<_>>>()
             .map(Value::List),
         _ => None,
+    }
+}
+
+/// What a TOML value is, for an error message.
+fn type_name(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(n) if n.as_str().starts_with('-') => "a negative integer",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date",
+        DeValue::Array(_) => "an array (of strings only?)",
+        DeValue::Table(_) => "a table",
     }
 }
 
