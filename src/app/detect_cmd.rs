@@ -28,7 +28,7 @@ pub fn run(a: DetectArgs, argv: &[OsString]) -> Result<Status> {
         if let Some(path) = input.path.as_deref()
             && super::db::is_database(input)
         {
-            if let Err(e) = super::db::detect(path, &input.name, &options, &mut out) {
+            if let Err(e) = super::db::detect(path, &input.name, options, &mut out) {
                 errors.push(e);
             }
             continue;
@@ -36,7 +36,7 @@ pub fn run(a: DetectArgs, argv: &[OsString]) -> Result<Status> {
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };
-        let doc = toolmend::detect(&input.name, &loaded, &options);
+        let doc = toolmend::detect(&input.name, &loaded, options);
         let format = match doc.format {
             Some(Format::Lines) => "JSON Lines",
             _ => "JSON",
