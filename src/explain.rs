@@ -191,6 +191,70 @@ pub fn explain(rule: Rule) -> Explanation {
                 text: concat!(r#"{"name":"my-package","version":"1.0.0"}"#, "\n"),
             }),
         },
+        Rule::MissingParent => Explanation {
+            why: "Claude Code stores a session as a tree: each line names its parent by \
+                  `parentUuid`. A parent that names no line (a trimmed or hand-edited file) \
+                  breaks the chain: the client still reads the whole history (it goes on at \
+                  the line before), but viewers and tools that follow the chain lose its head.",
+            provider: "No provider error: Claude Code resumes it; what is sent depends on the \
+                       lines around the gap (see docs/claude-code.md).",
+            fix: "None: which line was the parent cannot be known.",
+            example: Some(Example {
+                name: "missing-parent.jsonl",
+                text: include_str!("../fixtures/claude-code-tree/missing-parent.jsonl"),
+            }),
+        },
+        Rule::ParentCycle => Explanation {
+            why: "A Claude Code line that is its own parent, or a loop of parents: the walk up \
+                  the tree repeats, so the client stops there and a tool that follows the \
+                  chain may never end.",
+            provider: "No provider error: Claude Code stops the walk where it repeats.",
+            fix: "None: the real parent cannot be known.",
+            example: Some(Example {
+                name: "self-parent.jsonl",
+                text: include_str!("../fixtures/claude-code-tree/self-parent.jsonl"),
+            }),
+        },
+        Rule::DuplicateUuid => Explanation {
+            why: "Two Claude Code lines with one `uuid`. A line repeated byte for byte (a \
+                  write retried) is read once; two different lines with one uuid make the \
+                  client keep the later one, so what hung from the earlier (a call, say) is \
+                  lost on resume.",
+            provider: "No provider error directly; the call lost with the replaced line then \
+                       leaves its result unanswered (TM014).",
+            fix: "Safe for a byte-for-byte copy: the copy is deleted. None for two different \
+                  lines.",
+            example: Some(Example {
+                name: "dup-identical.jsonl",
+                text: include_str!("../fixtures/claude-code-tree/dup-identical.jsonl"),
+            }),
+        },
+        Rule::SplitPair => Explanation {
+            why: "A result on the history Claude Code resumes whose call is off it (on an \
+                  abandoned branch after a /rewind, or before a compaction): the client \
+                  drops the result, and the model never sees it.",
+            provider: "Claude Code 2.1.332 silently drops the result; other readers get the \
+                       API's 400: \"unexpected `tool_use_id` found in `tool_result` blocks: \
+                       …\"",
+            fix: "Unsafe, by policy: --orphans note keeps its content as text on the history.",
+            example: Some(Example {
+                name: "fork-split.jsonl",
+                text: include_str!("../fixtures/claude-code-tree/fork-split.jsonl"),
+            }),
+        },
+        Rule::OrphanServerToolResult => Explanation {
+            why: "A server tool result (web search, code execution) whose `server_tool_use` is \
+                  not on the resumed history: Claude Code sends it as it is, and the API \
+                  refuses the request.",
+            provider: "Anthropic rejects the request with a 400 (Claude Code 2.1.332 sends \
+                       the block as it is).",
+            fix: "Unsafe, by policy: --orphans note turns the block into text, --orphans drop \
+                  removes its line and hangs the next line from its parent.",
+            example: Some(Example {
+                name: "server-orphan.jsonl",
+                text: include_str!("../fixtures/claude-code-tree/server-orphan.jsonl"),
+            }),
+        },
         Rule::UnreadableRecord => Explanation {
             why: "A record of a database (a LangGraph checkpoint blob in an encoding or \
                   extension type toolmend does not know) could not be decoded. Its messages \

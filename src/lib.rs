@@ -6,7 +6,8 @@
 //! conversation is written in, or [`analyse`] once and do several of these on the
 //! [`Analysed`] result. [`Options`] say how to read; [`RepairOptions`] which fixes to make.
 //! The rules are in [`RULES`]. Output formats are in [`render`], safe file input and output in
-//! [`io`], and the interrupt simulator in [`simulate`].
+//! [`io`], the interrupt simulator in [`simulate`], and agent sessions on this machine in
+//! [`sessions`].
 //!
 //! ```
 //! use toolmend::{Applicability, Options, RepairOptions};
@@ -61,6 +62,7 @@ mod terminal;
 
 pub mod io;
 pub mod render;
+pub mod sessions;
 pub mod simulate;
 pub mod store;
 
@@ -113,3 +115,14 @@ pub fn force_dialect(options: &mut ReadOptions, name: &str) -> bool {
     options.dialect = dialect::by_name(name);
     options.dialect.is_some()
 }
+
+// The CLI source lives in `src/app/` and names the library `toolmend::…`, as the binary did;
+// inside the library that name needs this alias.
+#[cfg(feature = "cli")]
+extern crate self as toolmend;
+
+/// The command-line interface, shared by the `toolmend` binary and the Python package's
+/// `toolmend` command (feature `cli`, on by default). Only [`cli::main`] is public.
+#[cfg(feature = "cli")]
+#[path = "app/mod.rs"]
+pub mod cli;

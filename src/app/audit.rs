@@ -30,7 +30,7 @@ struct EditRecord {
     round: usize,
     kind: &'static str,
     code: &'static str,
-    conversation: usize,
+    conversation: Option<usize>,
     call_ids: Vec<String>,
     pointer: String,
     start: usize,

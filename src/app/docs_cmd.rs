@@ -74,13 +74,17 @@ pub fn explain(selector: &str) -> Result<Status> {
 fn policy(rule: Rule) -> (&'static str, RepairOptions) {
     let mut options = RepairOptions::default();
     let flags = match rule {
-        Rule::OrphanToolResult => {
+        Rule::OrphanToolResult | Rule::OrphanServerToolResult => {
             options.orphans = OrphanPolicy::Drop;
             " --orphans drop"
         }
         Rule::DuplicateToolResult => {
             options.duplicates = Some(DuplicatePolicy::KeepFirst);
             " --duplicates keep-first"
+        }
+        Rule::SplitPair => {
+            options.orphans = OrphanPolicy::Note;
+            " --orphans note"
         }
         Rule::DuplicateToolCallId => {
             options.reid = true;

@@ -8,7 +8,9 @@ use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLAC
 
 use std::ffi::OsString;
 
-use super::args::{Command, DuplicateArg, OrphanArg, Profile, RepairArgs, RepairFormat};
+use super::args::{
+    Command, DuplicateArg, OrphanArg, Profile, RepairArgs, RepairFormat, TruncatedArg,
+};
 use super::audit::FileRecord;
 use super::config::Configured;
 use toolmend::io::write;
@@ -187,6 +189,7 @@ fn repair_options(a: &RepairArgs) -> RepairOptions {
         }),
         reid: a.duplicate_ids.is_some(),
         before_results: a.input.profile == Some(Profile::Deerflow),
+        drop_torn_tail: a.truncated == TruncatedArg::Drop,
     }
 }
 
@@ -263,7 +266,9 @@ fn mend(
 
 /// `total` findings, and how many of them `repaired` fixed.
 fn counts(total: usize, repaired: &Repaired) -> Counts {
-    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
+    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>()
+        + repaired.fixed_later
+        + usize::from(repaired.torn_tail.is_some());
     Counts { total, fixed }
 }
 
@@ -308,6 +313,11 @@ fn report(
             super::say(format_args!("{name}: clean; left untouched"));
         }
         return;
+    }
+    if let Some((line, bytes)) = repaired.torn_tail {
+        super::say(format_args!(
+            "{name}: dropped the torn final line {line} ({bytes} bytes; --truncated drop)"
+        ));
     }
     if repaired.placeholders > 0 {
         super::say(format_args!(

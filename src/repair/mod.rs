@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::{CallAt, Defect, Window};
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, DropLine, TreeFix};
 use crate::fix::fix_for;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
@@ -62,12 +62,14 @@ pub struct AppliedEdit {
     /// round before (fixes held back by a conflict), so its range is in those bytes.
     pub round: usize,
     /// What it is part of: `placeholder`, `move`, `drop-orphan`, `note-orphan`,
-    /// `keep-first`, `keep-last` or `re-id`.
+    /// `keep-first`, `keep-last`, `re-id`, `drop-copy` (a Claude Code line repeated byte for
+    /// byte) or `drop-torn-line` (`--truncated drop`).
     pub kind: &'static str,
     /// The rule whose finding the edit fixes.
     pub rule: Rule,
-    /// The conversation (index in the document).
-    pub conversation: usize,
+    /// The conversation (index in the document); `None` for the removal of a torn final line,
+    /// which belongs to none.
+    pub conversation: Option<usize>,
     /// The call ids the fix is about.
     pub call_ids: Vec<String>,
     /// JSON Pointer of the message the fix is about (relative to its line in JSON Lines).
@@ -89,12 +91,15 @@ pub struct Repaired {
     pub placeholders: usize,
     /// Defects fixed by the first round, per conversation (indices into each defect list).
     pub fixed: Vec<Vec<usize>>,
-    /// Defects fixed by further rounds (fixes held back by a conflict in an earlier round).
+    /// Defects fixed by further rounds (fixes held back by a conflict in an earlier round),
+    /// and Claude Code tree findings fixed.
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
     /// Every edit made, in the order of the rounds, then of the conversations.
     pub edits: Vec<AppliedEdit>,
+    /// The torn final line removed (`--truncated drop`): its number and length in bytes.
+    pub torn_tail: Option<(usize, usize)>,
 }
 
 impl Analysed {
@@ -117,7 +122,24 @@ const MAX_ROUNDS: usize = 8;
 /// Rounds go on while some fix was held back, so the output is a fixed point: repairing it
 /// again changes nothing.
 pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
-    let first = round(src, analysed, options);
+    let mut first = round(src, analysed, options);
+    let torn_tail = options
+        .drop_torn_tail
+        .then(|| torn_tail(src, analysed))
+        .flatten();
+    if let Some((start, _)) = torn_tail {
+        // Edits inside the torn line cannot exist: it was not read.
+        let group = vec![Edit::delete(start, src.len())];
+        if first.edits.try_add(group.clone()) {
+            let label = Label {
+                kind: "drop-torn-line",
+                rule: Rule::InvalidJson,
+                call_ids: Vec::new(),
+                pointer: String::new(),
+            };
+            first.made.push((None, label, group));
+        }
+    }
     let mut repaired = Repaired {
         changed: !first.edits.is_empty(),
         output: if first.edits.is_empty() {
@@ -127,8 +149,9 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         },
         placeholders: first.placeholders,
         fixed: first.fixed,
-        fixed_later: 0,
+        fixed_later: first.tree_fixed,
         edits: applied(1, first.made),
+        torn_tail: torn_tail.map(|(start, line)| (line, src.len() - start)),
     };
     let mut deferred = first.deferred;
     let mut lint_options = analysed.options.clone();
@@ -148,14 +171,14 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
             next.made,
         ));
         repaired.placeholders += next.placeholders;
-        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>();
+        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>() + next.tree_fixed;
         deferred = next.deferred;
     }
     repaired
 }
 
 /// The groups of edits of one round as [`AppliedEdit`]s.
-fn applied(round: usize, made: Vec<(usize, Label, Vec<Edit>)>) -> Vec<AppliedEdit> {
+fn applied(round: usize, made: Vec<(Option<usize>, Label, Vec<Edit>)>) -> Vec<AppliedEdit> {
     made.into_iter()
         .flat_map(|(conversation, label, group)| {
             group.into_iter().map(move |e| AppliedEdit {
@@ -173,11 +196,30 @@ fn applied(round: usize, made: Vec<(usize, Label, Vec<Edit>)>) -> Vec<AppliedEdi
         .collect()
 }
 
+/// Where the torn final line of a JSON Lines file starts, and its number: the last line, when
+/// it was reported as cut short and only blanks follow it.
+fn torn_tail(src: &[u8], analysed: &Analysed) -> Option<(usize, usize)> {
+    let p = analysed
+        .doc
+        .problems
+        .iter()
+        .find(|p| p.message.starts_with(crate::read::TORN_FINAL_LINE))?;
+    let start = memchr::memrchr(b'\n', &src[..p.offset.min(src.len())]).map_or(0, |i| i + 1);
+    let rest = &src[start..];
+    let body = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i);
+    rest[body..]
+        .iter()
+        .all(u8::is_ascii_whitespace)
+        .then_some((start, p.line))
+}
+
 /// The edits of one round over all conversations.
 struct Round {
     edits: EditSet,
     /// The groups made: conversation, what they fix, edits.
-    made: Vec<(usize, Label, Vec<Edit>)>,
+    made: Vec<(Option<usize>, Label, Vec<Edit>)>,
+    /// Claude Code tree findings fixed.
+    tree_fixed: usize,
     placeholders: usize,
     fixed: Vec<Vec<usize>>,
     /// Some fix conflicted with another and was held back.
@@ -187,6 +229,7 @@ struct Round {
 fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
     let mut r = Round {
         edits: EditSet::default(),
+        tree_fixed: 0,
         placeholders: 0,
         fixed: Vec::new(),
         deferred: false,
@@ -197,12 +240,81 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         let window = crate::target::judge(d, analysed.options.target).window;
         let p = plan(src, conv, d, window, defects, options, &mut r.edits);
         r.made
-            .extend(p.made.into_iter().map(|(l, g)| (conv.index, l, g)));
+            .extend(p.made.into_iter().map(|(l, g)| (Some(conv.index), l, g)));
         r.placeholders += p.placeholders;
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
     }
+    for (conversation, finding) in &analysed.doc.tree {
+        let group = finding.fix.as_ref().and_then(|f| tree_fix(src, f, options));
+        if let Some(group) = group {
+            if r.edits.try_add(group.clone()) {
+                r.tree_fixed += 1;
+                let kind = match (&finding.fix, options.orphans) {
+                    (Some(TreeFix::DropCopy { .. }), _) => "drop-copy",
+                    (_, OrphanPolicy::Note) => "note-orphan",
+                    _ => "drop-orphan",
+                };
+                let label = Label {
+                    kind,
+                    rule: finding.rule,
+                    call_ids: Vec::new(),
+                    pointer: String::new(),
+                };
+                r.made.push((Some(*conversation), label, group));
+            } else {
+                r.deferred = true;
+            }
+        }
+    }
     r
+}
+
+/// The edits of a fix of a Claude Code tree finding, when the options allow it.
+fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Edit>> {
+    // A line goes with its line ending.
+    let whole = |(start, end): (usize, usize)| {
+        let end = match src.get(end..) {
+            Some([b'\r', b'\n', ..]) => end + 2,
+            Some([b'\n', ..]) => end + 1,
+            _ => end,
+        };
+        Edit::delete(start, end)
+    };
+    match fix {
+        TreeFix::DropCopy { line } => Some(vec![whole(*line)]),
+        TreeFix::Orphan { block, note, .. } if options.orphans == OrphanPolicy::Note => {
+            let text = crate::json::J::obj([
+                ("type", crate::json::J::str("text")),
+                ("text", crate::json::J::str(note.clone())),
+            ])
+            .render(&crate::json::Style::default());
+            Some(vec![Edit::replace(block.0, block.1, text)])
+        }
+        TreeFix::Orphan {
+            drop:
+                Some(DropLine {
+                    line,
+                    children,
+                    parent,
+                }),
+            ..
+        } if options.orphans == OrphanPolicy::Drop => {
+            let value = match parent {
+                Some(p) => crate::json::J::str(p.clone()),
+                None => crate::json::J::Null,
+            }
+            .render(&crate::json::Style::default());
+            let mut edits = vec![whole(*line)];
+            edits.extend(
+                children
+                    .iter()
+                    .map(|&(a, b)| Edit::replace(a, b, value.clone())),
+            );
+            Some(edits)
+        }
+        TreeFix::Orphan { .. } => None,
+    }
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
@@ -482,7 +594,10 @@ fn orphan_fix(
 ) -> Option<Vec<Edit>> {
     let msg = cx.owner;
     if !result.result.whole_message {
-        return None;
+        return match cx.options.orphans {
+            OrphanPolicy::Note => dialect.note_result(cx, result),
+            _ => None,
+        };
     }
     match cx.options.orphans {
         OrphanPolicy::Keep => None,

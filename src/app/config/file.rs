@@ -9,7 +9,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::keys::{self, Kind, PER_FILE_IGNORES};
-use crate::app::args::Cli;
+use crate::cli::args::Cli;
 
 /// A setting's value.
 #[derive(Debug, Clone, PartialEq, Eq)]
