@@ -144,6 +144,15 @@ pub fn filter(file: &Path, findings: Vec<Finding>) -> Result<(Vec<Finding>, Matc
     Ok((new, Matched { hidden, gone }))
 }
 
+/// Is `input` the baseline `file` (found by a directory walk)?
+pub fn is(file: &Path, input: &toolmend::io::inputs::Input) -> bool {
+    input.walked
+        && input
+            .path
+            .as_deref()
+            .is_some_and(|p| file.exists() && real(p) == real(file))
+}
+
 fn shown(file: &Path) -> String {
     toolmend::escape_control(&file.display().to_string())
 }

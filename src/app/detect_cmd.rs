@@ -16,12 +16,14 @@ use super::{Status, lint_options, report_errors};
 
 pub fn run(a: DetectArgs, argv: &[OsString]) -> Result<Status> {
     lint_options(&a.input)?;
-    let (inputs, mut errors) = super::expand(&a.input.paths)?;
-    let configured =
+    let (mut inputs, mut errors) = super::expand(&a.input.paths)?;
+    let (configured, config_errors) =
         Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
             Command::Detect(d) => lint_options(&d.input),
             _ => bail!("not a detect command line"),
         })?;
+    errors.extend(config_errors);
+    inputs.retain(|i| configured.covers(i));
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
         let options = &configured.of(input).settings;

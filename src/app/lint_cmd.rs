@@ -54,12 +54,23 @@ impl Setup {
 pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
     // Flags are checked before anything is read.
     Setup::new(&a)?;
-    let (inputs, mut errors) = super::expand(&a.input.paths)?;
-    let configured =
+    let (mut inputs, mut errors) = super::expand(&a.input.paths)?;
+    let (configured, config_errors) =
         Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
             Command::Lint(l) => Setup::new(&l),
             _ => bail!("not a lint command line"),
         })?;
+    errors.extend(config_errors);
+    inputs.retain(|i| configured.covers(i));
+    // The baseline is not a log, even when a directory walk finds it.
+    if let Some(file) = a
+        .baseline
+        .baseline
+        .as_ref()
+        .or(a.baseline.write_baseline.as_ref())
+    {
+        inputs.retain(|i| !baseline::is(file, i));
+    }
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();

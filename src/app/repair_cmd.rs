@@ -36,7 +36,7 @@ impl Setup {
 pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
     Setup::new(&a)?;
     let json = a.format == RepairFormat::Json;
-    let (inputs, mut errors) = super::expand(&a.input.paths)?;
+    let (mut inputs, mut errors) = super::expand(&a.input.paths)?;
     let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
     if json && (to_stdout || a.diff) {
         bail!(
@@ -49,11 +49,13 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
     if a.in_place && inputs.iter().any(|i| i.path.is_none()) {
         bail!("--in-place cannot rewrite standard input; use -o FILE or stdout");
     }
-    let configured =
+    let (configured, config_errors) =
         Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
             Command::Repair(r) => Setup::new(&r),
             _ => bail!("not a repair command line"),
         })?;
+    errors.extend(config_errors);
+    inputs.retain(|i| configured.covers(i));
     let color = stdout_color(a.color);
     let mut changed_any = false;
     let mut tally = Tally::default();

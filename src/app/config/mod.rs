@@ -7,7 +7,7 @@
 mod file;
 pub mod keys;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -123,18 +123,23 @@ pub struct Group<T> {
 
 impl<T> Configured<T> {
     /// Settings for each configuration used by `inputs`; `make` turns a command line (with
-    /// that configuration applied) into the subcommand's settings.
+    /// that configuration applied) into the subcommand's settings. A configuration that cannot
+    /// be used (a syntax error, an unknown key) is an error of the inputs it applies to, given
+    /// once in the second list; those inputs are not [`Configured::covers`]ed, the others go on.
     pub fn resolve(
         argv: &[OsString],
         how: &ConfigArgs,
         inputs: &[Input],
         make: impl Fn(Cli) -> Result<T>,
-    ) -> Result<Configured<T>> {
-        let mut by_dir: HashMap<PathBuf, usize> = HashMap::new();
+    ) -> Result<(Configured<T>, Vec<anyhow::Error>)> {
+        let mut by_dir: HashMap<PathBuf, Option<usize>> = HashMap::new();
         let mut by_file: HashMap<PathBuf, usize> = HashMap::new();
         let mut groups: Vec<Group<T>> = Vec::new();
         let mut of_input = HashMap::new();
-        let mut group_for = |config: Option<Config>, groups: &mut Vec<Group<T>>| -> Result<usize> {
+        let mut errors: Vec<anyhow::Error> = Vec::new();
+        let mut said: HashSet<String> = HashSet::new();
+        let mut group_for = |dir: &Path, groups: &mut Vec<Group<T>>| -> Result<usize> {
+            let config = for_dir(dir, how)?;
             let key = config.as_ref().map(|c| c.path.clone()).unwrap_or_default();
             if let Some(&i) = by_file.get(&key) {
                 return Ok(i);
@@ -152,25 +157,39 @@ impl<T> Configured<T> {
             by_file.insert(key, groups.len() - 1);
             Ok(groups.len() - 1)
         };
-        // Inputs without a configuration (and the case of no input at all) use group 0 when
-        // no file applies; make sure a group exists for the no-input case.
+        // With nothing to read (only paths that could not be taken), the current directory's
+        // configuration is still checked.
         if inputs.is_empty() {
-            let config = for_dir(Path::new("."), how)?;
-            group_for(config, &mut groups)?;
+            group_for(Path::new("."), &mut groups)?;
         }
         for input in inputs {
             let dir = dir_of(input);
-            let i = match by_dir.get(&dir) {
-                Some(&i) => i,
+            let group = match by_dir.get(&dir) {
+                Some(&group) => group,
                 None => {
-                    let i = group_for(for_dir(&dir, how)?, &mut groups)?;
-                    by_dir.insert(dir, i);
-                    i
+                    let group = match group_for(&dir, &mut groups) {
+                        Ok(i) => Some(i),
+                        Err(e) => {
+                            if said.insert(format!("{e:#}")) {
+                                errors.push(e);
+                            }
+                            None
+                        }
+                    };
+                    by_dir.insert(dir, group);
+                    group
                 }
             };
-            of_input.insert(input.name.clone(), i);
+            if let Some(i) = group {
+                of_input.insert(input.name.clone(), i);
+            }
         }
-        Ok(Configured { groups, of_input })
+        Ok((Configured { groups, of_input }, errors))
+    }
+
+    /// Whether `input` has settings (its configuration could be used).
+    pub fn covers(&self, input: &Input) -> bool {
+        self.of_input.contains_key(&input.name)
     }
 
     /// The settings of `input`.
