@@ -16,6 +16,8 @@ use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
 use globset::{Glob, GlobMatcher};
 
+#[cfg(test)]
+use file::Setting;
 pub use file::{Config, Value, load, option, shown};
 
 use super::args::{Cli, ConfigArgs};
@@ -96,8 +98,9 @@ pub fn with_config(argv: &[OsString], config: Option<&Config>) -> Result<Cli> {
     // The subcommand is the first argument (the top level has no options of its own).
     let at = argv
         .iter()
+        .skip(1)
         .position(|a| a.to_str() == Some(name))
-        .map_or(argv.len(), |i| i + 1);
+        .map_or(argv.len(), |i| i + 2);
     let mut full = argv[..at].to_vec();
     full.extend(extra);
     full.extend_from_slice(&argv[at..]);
@@ -234,6 +237,41 @@ fn per_file(config: &Config) -> Result<Vec<(GlobMatcher, bool, Vec<toolmend::Rul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_go_after_the_subcommand_and_flags_win() {
+        let config = Config {
+            path: PathBuf::from("/p/toolmend.toml"),
+            settings: vec![
+                Setting {
+                    key: "ignore",
+                    value: Value::List(vec!["TM001".into()]),
+                    line: 1,
+                },
+                Setting {
+                    key: "max-line-bytes",
+                    value: Value::Int(10),
+                    line: 2,
+                },
+                Setting {
+                    key: "placeholder",
+                    value: Value::Str("x".into()),
+                    line: 3,
+                },
+            ],
+            per_file: Vec::new(),
+        };
+        let argv: Vec<OsString> = ["lint", "lint", "--ignore", "TM002", "a.jsonl"]
+            .map(OsString::from)
+            .to_vec();
+        let cli = with_config(&argv, Some(&config)).unwrap();
+        let crate::cli::args::Command::Lint(a) = cli.command else {
+            panic!("not lint");
+        };
+        assert_eq!(a.ignore, ["TM002"]);
+        assert_eq!(a.input.max_line_bytes, 10);
+        assert_eq!(a.input.paths, [PathBuf::from("a.jsonl")]);
+    }
 
     #[test]
     fn every_key_is_an_option_of_a_subcommand() {
