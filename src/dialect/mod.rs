@@ -8,17 +8,22 @@ mod codex;
 mod common;
 mod gemini;
 mod gemini_cli;
+mod kimi_code;
 mod langchain;
 mod layout;
 mod openai_chat;
+mod openai_functions;
 mod openai_responses;
+mod openhands;
+mod pydantic_ai;
+mod swe_agent;
 pub mod tool_keys;
 mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
-use crate::model::{Message, Pos, Span, pointer_token};
+use crate::model::{Conversation, Message, Pos, Span, pointer_token};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
@@ -27,9 +32,14 @@ pub use claude_code::{ClaudeCode, resumed};
 pub use codex::CodexRollout;
 pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;
+pub use kimi_code::KimiCode;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
+pub use openai_functions::OpenAiFunctions;
 pub use openai_responses::OpenAiResponses;
+pub use openhands::OpenHands;
+pub use pydantic_ai::PydanticAi;
+pub use swe_agent::SweAgent;
 pub use vercel_ai::VercelAi;
 
 /// A log format's way of writing tool calls and results.
@@ -126,6 +136,22 @@ pub trait Dialect: Sync {
         let _ = defect;
         None
     }
+
+    /// Whether toolmend may repair `conv` (the default). A dialect says no when something in
+    /// the conversation makes any fix a guess; its findings then offer no fix, and `repair`
+    /// leaves it byte-identical.
+    fn repairable(&self, conv: &Conversation) -> bool {
+        let _ = conv;
+        true
+    }
+
+    /// Whether the owning app sends `defect` to the provider as it is (the default). Apps that
+    /// rebuild each request from their log (closing open calls, dropping orphans) never send
+    /// some defects: those are no findings, and nothing is repaired for them.
+    fn sends(&self, defect: &Defect) -> bool {
+        let _ = defect;
+        true
+    }
 }
 
 impl std::fmt::Debug for dyn Dialect {
@@ -138,21 +164,28 @@ impl std::fmt::Debug for dyn Dialect {
 /// thread of each line id).
 pub type ThreadMemory = std::collections::HashMap<String, String>;
 
-/// Every dialect, in detection priority order. Codex's and Claude Code's line envelopes come
-/// first; Responses items (typed call/output items without a `role`) before the role-based
-/// dialects; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
-/// `tool_use`/`tool_result`, and both before OpenAI chat.
+/// Every dialect, in detection priority order. Codex's, Claude Code's and Kimi Code's line
+/// envelopes and OpenHands events come first; Responses items (typed call/output items without
+/// a `role`) before the role-based dialects; pydantic-ai's `kind`/`parts` messages before
+/// Gemini's `parts`; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before
+/// Anthropic's `tool_use`/`tool_result`; SWE-agent history entries and legacy `function_call`
+/// messages before plain OpenAI chat, which comes last.
 pub fn all() -> &'static [&'static dyn Dialect] {
     &[
         &CodexRollout,
         &ClaudeCode,
+        &KimiCode,
+        &OpenHands,
         &LangChain,
         &OpenAiResponses,
+        &PydanticAi,
         &Gemini,
         &GeminiCli,
         &VercelAi,
         &Bedrock,
         &Anthropic,
+        &SweAgent,
+        &OpenAiFunctions,
         &OpenAiChat,
     ]
 }
