@@ -55,15 +55,16 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
                 .tail
                 .map_or(0, |n| conv.messages.len().saturating_sub(n));
             let messages = &conv.messages[start..];
-            let (defects, n) = if options.deerflow {
+            let d = dialect_of(conv);
+            let (mut defects, n) = if options.deerflow {
                 analysis::walk_deerflow(messages)
             } else {
-                let d = dialect_of(conv);
                 let walk = WalkOptions {
                     tail: options.tail.is_some(),
                 };
                 analysis::walk(messages, d.window(), walk)
             };
+            defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
             calls_checked += n;
             defects
         })
@@ -147,7 +148,8 @@ pub struct ConvInfo {
     pub index: usize,
     /// Index of the last message that is not the continuation of an earlier one.
     pub last_turn: usize,
-    /// Not repaired: gathered by `--at` from several places, or of mixed dialects.
+    /// Not repaired: gathered by `--at` from several places, of mixed dialects, or of a
+    /// format no app reads back.
     pub read_only: bool,
 }
 
@@ -162,7 +164,8 @@ impl ConvInfo {
                 .rposition(|m| !m.continuation)
                 .unwrap_or(0),
             read_only: conv.container == crate::model::Container::Scattered
-                || !conv.foreign.is_empty(),
+                || !conv.foreign.is_empty()
+                || !dialect_of(conv).repairs(),
         }
     }
 }

@@ -185,7 +185,7 @@ impl Streamer<'_> {
                 let info = ConvInfo {
                     index,
                     last_turn: t.last_turn,
-                    read_only: self.foreign_threads.contains(&t.key),
+                    read_only: self.foreign_threads.contains(&t.key) || !d.repairs(),
                 };
                 for defect in t.walker.finish() {
                     count_dangling(&mut report.stats, &defect);

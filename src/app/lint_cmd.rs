@@ -134,7 +134,12 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             detections,
         });
     }
-    let loaded = inputs::load(input)?;
+    // An OpenCode session is read as one document; its findings name the files.
+    let assembled = input.session.as_ref().map(|s| s.assemble()).transpose()?;
+    let loaded = match &assembled {
+        Some(a) => a.bytes.clone(),
+        None => inputs::load(input)?,
+    };
     let analysed = lint::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
     detections.extend(analysed.doc.conversations.iter().map(|c| {
@@ -155,6 +160,9 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             sets,
         ));
         findings.sort_by_key(|f| (f.line, f.column, f.rule));
+    }
+    if let Some(a) = &assembled {
+        a.relocate(&mut findings);
     }
     Ok(One {
         findings,

@@ -37,7 +37,11 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     if (to_stdout || a.output.is_some()) && inputs.len() + errors.len() > 1 {
         bail!("several inputs: use --in-place, --diff or --check (stdout and -o take one input)");
     }
-    if a.in_place && inputs.iter().any(|i| i.path.is_none()) {
+    if a.in_place
+        && inputs
+            .iter()
+            .any(|i| i.path.is_none() && i.session.is_none())
+    {
         bail!("--in-place cannot rewrite standard input; use -o FILE or stdout");
     }
     let color = stdout_color(a.color);
@@ -45,6 +49,35 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let mut tally = Tally::default();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
+        if let Some(session) = &input.session {
+            let Some(changed) = repair_session(session, &a, &lint_opts, &options, &mut errors)
+            else {
+                continue;
+            };
+            changed_any |= !changed.is_empty();
+            if to_stdout || a.output.is_some() {
+                errors.push(anyhow::anyhow!(
+                    "{}: an OpenCode session is several files: use --in-place, --diff or --check",
+                    input.name
+                ));
+            }
+            for (path, original, bytes) in changed {
+                if a.in_place {
+                    if let Err(e) = write::in_place(&path, &original, &bytes, a.backup.as_deref()) {
+                        errors.push(e.into());
+                    }
+                } else if a.diff {
+                    write_diff(
+                        &path.display().to_string(),
+                        &original,
+                        &bytes,
+                        color,
+                        &mut out,
+                    )?;
+                }
+            }
+            continue;
+        }
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };
@@ -101,6 +134,46 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     } else {
         Status::Clean
     })
+}
+
+/// A file a repair changes: its path, original bytes and new bytes.
+type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
+
+/// Repair an OpenCode session read as one document: the files it changes, with their
+/// original and repaired bytes (`None` when it could not be read or split back; the error is
+/// added to `errors`).
+fn repair_session(
+    session: &toolmend::io::opencode::Session,
+    a: &RepairArgs,
+    lint_opts: &lint::LintOptions,
+    options: &RepairOptions,
+    errors: &mut Vec<anyhow::Error>,
+) -> Option<Vec<ChangedFile>> {
+    let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
+    let name = session.name();
+    let analysed = lint::analyse(&name, &assembled.bytes, lint_opts);
+    let repaired = repair::document(&assembled.bytes, &analysed, options);
+    if !a.quiet {
+        report(&name, &analysed, &repaired, true);
+    }
+    let changed = assembled
+        .split(&repaired.output)
+        .map_err(|e| errors.push(anyhow::anyhow!("{name}: {e}")))
+        .ok()?;
+    Some(
+        changed
+            .into_iter()
+            .map(|(path, bytes)| {
+                let original = assembled
+                    .segments
+                    .iter()
+                    .find(|s| s.path == path)
+                    .map(|s| s.original.clone())
+                    .unwrap_or_default();
+                (path, original, bytes)
+            })
+            .collect(),
+    )
 }
 
 /// Findings of a document, and how many of them the repair fixed.

@@ -7,14 +7,18 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::Error;
+use super::opencode::{self, Session};
 
 /// One document to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
     /// The name shown in reports (`-` for standard input).
     pub name: String,
-    /// The file, or `None` for standard input.
+    /// The file, or `None` for standard input (and for an OpenCode session).
     pub path: Option<PathBuf>,
+    /// An OpenCode session, read from its many files as one document (see
+    /// [`super::opencode`]).
+    pub session: Option<Session>,
 }
 
 impl Input {
@@ -22,14 +26,39 @@ impl Input {
         Input {
             name: path.display().to_string(),
             path: Some(path),
+            session: None,
         }
     }
+
+    fn session(session: Session) -> Input {
+        Input {
+            name: session.name(),
+            path: None,
+            session: Some(session),
+        }
+    }
+}
+
+/// Add the OpenCode sessions `path` names, once each; `false` when `path` is not inside an
+/// OpenCode storage root.
+fn add_sessions(path: &Path, inputs: &mut Vec<Input>) -> bool {
+    let Some(root) = opencode::root_of(path) else {
+        return false;
+    };
+    for s in opencode::sessions(&root, path) {
+        if !inputs.iter().any(|i| i.session.as_ref() == Some(&s)) {
+            inputs.push(Input::session(s));
+        }
+    }
+    true
 }
 
 /// File name extensions looked for in directories.
 pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
 
-/// Expand PATHS (none means standard input). Problems (missing files, unreadable
+/// Expand PATHS (none means standard input). A path inside an OpenCode storage root stands
+/// for the session(s) it belongs to, each one input (see [`super::opencode`]); so does a
+/// storage root met in a directory walk. Problems (missing files, unreadable
 /// directories, broken links, sockets) are returned beside the inputs so that the others can
 /// still be processed. A path named explicitly may be a pipe (`<(zcat log.gz)`); inside
 /// directories only regular files with a known extension are taken. Directory symlinks are
@@ -48,7 +77,11 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
             inputs.push(Input {
                 name: "-".into(),
                 path: None,
+                session: None,
             });
+            continue;
+        }
+        if add_sessions(p, &mut inputs) {
             continue;
         }
         match fs::metadata(p) {
@@ -100,6 +133,7 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
         let mut subdirs = Vec::new();
         for p in paths {
             match fs::metadata(&p) {
+                Ok(m) if m.is_dir() && add_sessions(&p, inputs) => {}
                 Ok(m) if m.is_dir() => subdirs.push(p),
                 Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p)),
                 Ok(_) if wanted(&p) => errors.push(Error::skipped(
@@ -118,8 +152,11 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
     }
 }
 
-/// Read one input whole.
+/// Read one input whole (an OpenCode session: its files joined into one document).
 pub fn load(input: &Input) -> Result<Vec<u8>, Error> {
+    if let Some(session) = &input.session {
+        return Ok(session.assemble()?.bytes);
+    }
     match &input.path {
         None => {
             let mut bytes = Vec::new();

@@ -3,7 +3,7 @@
 
 mod lines;
 
-use crate::dialect::{self, Cursor, Dialect, ReadCx};
+use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
 use crate::json::{NodeId, Tree, parse};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
@@ -54,6 +54,9 @@ pub struct ReadDoc {
     pub problems: Vec<Problem>,
     /// Remarks for `detect` (e.g. nothing found).
     pub notes: Vec<String>,
+    /// Recognised as a file that holds no conversation the model sees (e.g. Cline's
+    /// `ui_messages.json`), and why: not read, not repaired, not a finding.
+    pub skipped: Option<&'static str>,
 }
 
 /// Guess the format: by file name first, then by content.
@@ -85,13 +88,40 @@ fn trim_cr(line: &[u8]) -> &[u8] {
 
 pub use lines::{LineSink, LinesReader, each_line_from};
 
-/// Read a document.
+/// Read a document. A file known by its name (a Cline / Roo Code task's
+/// `api_conversation_history.json` or `ui_messages.json`) is read as that file, unless
+/// `--dialect` or `--at` says otherwise.
 pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    let task = TaskFile::of(name).filter(|_| options.dialect.is_none() && options.at.is_none());
+    if task == Some(TaskFile::UiMessages) {
+        return ReadDoc {
+            format: Some(Format::Json),
+            notes: vec![TaskFile::UiMessages.why().into()],
+            skipped: Some(TaskFile::UiMessages.why()),
+            ..ReadDoc::default()
+        };
+    }
+    let named;
+    let options = match task {
+        Some(TaskFile::ApiHistory) => {
+            named = ReadOptions {
+                dialect: Some(&dialect::Cline),
+                ..options.clone()
+            };
+            &named
+        }
+        _ => options,
+    };
     let format = options.format.unwrap_or_else(|| guess_format(name, bytes));
     let mut doc = match format {
         Format::Json => read_json(bytes, options),
         Format::Lines => lines::read_lines(bytes, options),
     };
+    if let Some(task) = task {
+        for c in &mut doc.conversations {
+            c.detection = c.detection.replace(GIVEN, task.why());
+        }
+    }
     doc.format = Some(format);
     if doc.conversations.is_empty() && doc.problems.is_empty() {
         doc.notes.push(match &options.at {
@@ -187,6 +217,9 @@ fn overlong_line(bytes: &[u8], limit: usize) -> Option<Problem> {
     None
 }
 
+/// Why a dialect was chosen when `--dialect` gave it.
+const GIVEN: &str = "given by --dialect";
+
 /// Choose the dialect of a list of message nodes; returns it and why.
 fn detect(
     tree: &Tree<'_>,
@@ -194,7 +227,7 @@ fn detect(
     options: &ReadOptions,
 ) -> (&'static dyn Dialect, String) {
     if let Some(d) = options.dialect {
-        return (d, "given by --dialect".into());
+        return (d, GIVEN.into());
     }
     for (i, &n) in nodes.iter().enumerate() {
         for d in dialect::all() {

@@ -199,6 +199,7 @@ pub fn plan(
     if conv.container == crate::model::Container::Scattered
         || !conv.foreign.is_empty()
         || conv.messages.is_empty()
+        || !dialect.repairs()
     {
         return plan;
     }
