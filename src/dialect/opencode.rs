@@ -17,12 +17,13 @@
 //! forever, a call the model never learns about).
 //!
 //! Repair does what OpenCode's own abort path does to a tool part that has not finished
-//! (`session/index.ts` of the file-storage versions, `processor.ts` later): `state` becomes
-//! `{status: "error", input, error, time: {start, end}}` (with `metadata` kept when there is
-//! one), written into the part's own file. The error text is the placeholder text (OpenCode
-//! writes "Tool execution aborted"); `time.start` is the running state's own start, else the
-//! message's `time.created`, and `time.end` the message's `time.completed`, else the start:
-//! no clock is read, so a repair is deterministic.
+//! (`session/processor.ts`: `state: {...part.state, status: "error", error: "Tool execution
+//! aborted", time: {start, end}}`), in the part's own file: every member of `state` stays in
+//! its place, `status` becomes `"error"`, `time` gets an `end`, and `error` is added. The error
+//! text is the placeholder text (OpenCode writes "Tool execution aborted"); `time.start` is
+//! the running state's own start, else the message's `time.created`, and `time.end` the
+//! message's `time.completed`, else the start: no clock is read, so a repair is
+//! deterministic.
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::json::{J, Kind, NodeId, Style, Tree};
@@ -167,21 +168,27 @@ fn abort_part(cx: &RepairCx<'_>, call: &CallAt) -> Option<Edit> {
         .and_then(|t| raw(&tree, t, "start"))
         .or_else(|| message_time(cx, cx.owner, "created"))?;
     let end = message_time(cx, cx.owner, "completed").unwrap_or_else(|| start.clone());
-    let mut fields = vec![
-        ("status".to_string(), J::str("error")),
-        (
-            "input".to_string(),
-            J::Raw(raw(&tree, state, "input").unwrap_or_else(|| "{}".into())),
-        ),
-        ("error".to_string(), J::str(cx.text(&call.call))),
-    ];
-    if let Some(metadata) = raw(&tree, state, "metadata") {
-        fields.push(("metadata".into(), J::Raw(metadata)));
+    // As OpenCode's abort path writes it (`{...part.state, status, error, time}`): every
+    // member kept in its place, `status` and `time` replaced, `error` (and a missing `time`)
+    // added at the end. Nothing is removed.
+    let time = J::obj([("start", J::Raw(start)), ("end", J::Raw(end))]);
+    let mut fields: Vec<(String, J)> = tree
+        .members(state)
+        .map(|(k, v)| {
+            let value = match k.as_ref() {
+                "status" => J::str("error"),
+                "time" => time.clone(),
+                _ => J::Raw(tree.raw_str(v).into_owned()),
+            };
+            (k.into_owned(), value)
+        })
+        .collect();
+    if !fields.iter().any(|(k, _)| k == "error") {
+        fields.push(("error".into(), J::str(cx.text(&call.call))));
     }
-    fields.push((
-        "time".into(),
-        J::obj([("start", J::Raw(start)), ("end", J::Raw(end))]),
-    ));
+    if !fields.iter().any(|(k, _)| k == "time") {
+        fields.push(("time".into(), time));
+    }
     // Members one level deeper than the line holding `"state":`, as the file has them.
     let mut style = Style::like(&tree, state);
     if let Some(key) = tree.key_span(state) {

@@ -1,0 +1,281 @@
+//! Pinned fixtures of the agent-log readers (OpenCode storage, Gemini CLI JSON Lines, Claude
+//! Code stream-json, Cline / Roo Code task folders, older Codex rollouts), under the top-level
+//! `fixtures/<dialect>/`. For every fixture the dialect must be the folder's, the findings must
+//! equal `NAME.lint` (`line:column CODE call-id`, an OpenCode one prefixed by the file it names)
+//! and the default repair must equal the pinned `NAME.repaired.EXT` (an OpenCode session: the
+//! files under `NAME.repaired/`), or leave the input byte-identical when there is none. A
+//! repaired fixture lints without TM001/TM003 and repairs to itself.
+//!
+//! `TOOLMEND_BLESS=1 cargo test --test readers2` rewrites the expected files (review the diff!).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub mod common;
+
+use common::api::{analyse, dialects, findings, repaired};
+use common::files;
+use toolmend::io::opencode::{self, Assembled};
+use toolmend::lint;
+use toolmend::repair::{self, RepairOptions};
+
+fn root(set: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(set)
+}
+
+/// The inputs under `dir` (recursively), sorted: `.json`/`.jsonl` files that are not pinned
+/// outputs.
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                todo.push(p);
+            } else if (name.ends_with(".json") || name.ends_with(".jsonl"))
+                && !name.contains(".repaired.")
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn lint_lines(name: &str, bytes: &[u8]) -> String {
+    findings(name, bytes)
+        .iter()
+        .map(|f| {
+            let id = f.call_id.as_deref().unwrap_or("-");
+            format!("{}:{} {} {id}\n", f.line, f.column, f.code)
+        })
+        .collect()
+}
+
+/// Check one file fixture of dialect `set`, named for the reader by its path below `fixtures/`.
+fn check_file(set: &str, path: &Path) -> Vec<String> {
+    let name = path
+        .strip_prefix(root(set).parent().unwrap())
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let bytes = fs::read(path).unwrap();
+    let mut problems = Vec::new();
+    let read_as = dialects(&name, &bytes);
+    if read_as.is_empty() || read_as.iter().any(|d| *d != set) {
+        problems.push(format!("{name}: read as {read_as:?}, not {set}"));
+    }
+    let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+    let got = lint_lines(&name, &bytes);
+    let out = repaired(&name, &bytes);
+    problems.extend(
+        [
+            files::check_pinned(&path.with_file_name(format!("{stem}.lint")), got.as_bytes()),
+            files::check_repair_pinned(path, &bytes, &out),
+        ]
+        .into_iter()
+        .filter_map(Result::err),
+    );
+    if out != bytes {
+        let again = lint_lines(&name, &out);
+        if again.contains(" TM001 ") || again.contains(" TM003 ") {
+            problems.push(format!("{name}: still dangling after repair:\n{again}"));
+        }
+        if repaired(&name, &out) != out {
+            problems.push(format!("{name}: repair is not idempotent"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn file_fixtures() {
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for set in [
+        "codex-rollout-legacy",
+        "claude-code-stream",
+        "gemini-cli-jsonl",
+        "cline",
+    ] {
+        for path in inputs(&root(set)) {
+            if path.file_name().unwrap() == "ui_messages.json" {
+                continue;
+            }
+            count += 1;
+            problems.extend(check_file(set, &path));
+        }
+    }
+    assert!(count >= 14, "only {count} fixtures found");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// The one session of the OpenCode storage fixture `case`, assembled.
+fn session(case: &str) -> (PathBuf, Assembled) {
+    let storage = root("opencode").join(case).join("storage");
+    let real = opencode::root_of(&storage).expect("a storage root");
+    let sessions = opencode::sessions(&real, &storage);
+    assert_eq!(sessions.len(), 1, "{case}");
+    (real, sessions[0].assemble().unwrap())
+}
+
+/// Lint an assembled session as `toolmend lint` does: findings name the files.
+fn session_lint(real: &Path, doc: &Assembled) -> String {
+    let analysed = analyse("session", &doc.bytes);
+    assert!(
+        analysed
+            .doc
+            .conversations
+            .iter()
+            .all(|c| c.dialect == "opencode")
+    );
+    let mut found = lint::findings("session", &analysed);
+    doc.relocate(&mut found);
+    found
+        .iter()
+        .map(|f| {
+            let file = Path::new(&f.path).strip_prefix(real).unwrap().display();
+            let id = f.call_id.as_deref().unwrap_or("-");
+            format!("{file}:{}:{} {} {id}\n", f.line, f.column, f.code)
+        })
+        .collect()
+}
+
+/// The files the default repair of an assembled session changes.
+fn session_repair(doc: &Assembled) -> Vec<(PathBuf, Vec<u8>)> {
+    let out = repair::document(
+        &doc.bytes,
+        &analyse("session", &doc.bytes),
+        &RepairOptions::default(),
+    );
+    doc.split(&out.output).unwrap()
+}
+
+#[test]
+fn opencode_sessions() {
+    let mut problems = Vec::new();
+    for case in ["healthy", "stale-running"] {
+        let (real, doc) = session(case);
+        let got = session_lint(&real, &doc);
+        let pinned = root("opencode").join(format!("{case}.lint"));
+        problems.extend(files::check_pinned(&pinned, got.as_bytes()).err());
+        let changed = session_repair(&doc);
+        let expected_dir = root("opencode").join(format!("{case}.repaired"));
+        if changed.is_empty() {
+            if expected_dir.exists() {
+                problems.push(format!("{case}: repair changed nothing"));
+            }
+            continue;
+        }
+        for (path, bytes) in &changed {
+            let rel = path.strip_prefix(&real).unwrap();
+            let want = expected_dir.join(rel);
+            if std::env::var_os("TOOLMEND_BLESS").is_some() {
+                fs::create_dir_all(want.parent().unwrap()).unwrap();
+                fs::write(&want, bytes).unwrap();
+            }
+            if fs::read(&want).ok().as_deref() != Some(bytes.as_slice()) {
+                problems.push(format!(
+                    "{case}: {} differs from {}",
+                    rel.display(),
+                    want.display()
+                ));
+            }
+        }
+        // The repaired session: no unfinished tool left, and a second repair changes nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("storage");
+        copy_tree(&real, &copy);
+        for (path, bytes) in &changed {
+            fs::write(copy.join(path.strip_prefix(&real).unwrap()), bytes).unwrap();
+        }
+        let (copy_real, again) = {
+            let r = opencode::root_of(&copy).unwrap();
+            let s = opencode::sessions(&r, &copy).remove(0);
+            (r, s.assemble().unwrap())
+        };
+        let after = session_lint(&copy_real, &again);
+        if after.contains(" TM001 ") {
+            problems.push(format!("{case}: still unfinished after repair:\n{after}"));
+        }
+        if !session_repair(&again).is_empty() {
+            problems.push(format!("{case}: repair is not idempotent"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn any_path_inside_a_storage_root_names_its_session() {
+    let storage = root("opencode").join("stale-running").join("storage");
+    let real = opencode::root_of(&storage).unwrap();
+    let id = "ses_6b2e1a4f3ffeHjKlZxCvBnMq";
+    for inside in [
+        "message",
+        "message/ses_6b2e1a4f3ffeHjKlZxCvBnMq",
+        "session/global/ses_6b2e1a4f3ffeHjKlZxCvBnMq.json",
+        "part/msg_9e5c1d3c4001EfEfEfEfEfEf/prt_9e5c1d3d6001IjIjIjIjIjIj.json",
+        "part/msg_9e5c1d3c4001EfEfEfEfEfEf",
+    ] {
+        let s = opencode::sessions(&real, &storage.join(inside));
+        let ids: Vec<&str> = s.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, [id], "{inside}");
+    }
+    // A directory walk from above the storage root finds both fixture sessions, once each.
+    let (found, errors) = toolmend::io::inputs::expand(&[root("opencode")]);
+    assert!(errors.is_empty());
+    let sessions: Vec<_> = found.iter().filter_map(|i| i.session.as_ref()).collect();
+    assert_eq!(sessions.len(), 2, "{found:?}");
+}
+
+#[test]
+fn ui_messages_are_recognised_and_skipped() {
+    let path = root("cline").join("cline-healthy/ui_messages.json");
+    let bytes = fs::read(&path).unwrap();
+    let doc = toolmend::read::read(
+        "cline-healthy/ui_messages.json",
+        &bytes,
+        &Default::default(),
+    );
+    assert!(doc.conversations.is_empty() && doc.problems.is_empty());
+    assert!(
+        doc.skipped
+            .is_some_and(|why| why.contains("never sent to the model"))
+    );
+    // Named anything else, the same bytes are no Cline file.
+    let other = toolmend::read::read("events.json", &bytes, &Default::default());
+    assert!(other.skipped.is_none());
+}
+
+/// A Gemini CLI recording is judged on the newest version of each record: an older line of a
+/// record that later got its result is history, and the repair fills the newest line only.
+#[test]
+fn gemini_recordings_judge_the_newest_version_of_a_record() {
+    let bytes = fs::read(root("gemini-cli-jsonl").join("clean.jsonl")).unwrap();
+    // Cut before the record's newer version, the executing record is dangling.
+    let text = String::from_utf8(bytes).unwrap();
+    let first_four: String = text.lines().take(4).map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        lint_lines("cut.jsonl", first_four.as_bytes()),
+        "4:250 TM001 run_shell_command-1772446509881-4c1d\n"
+    );
+    assert_eq!(lint_lines("clean.jsonl", text.as_bytes()), "");
+}
