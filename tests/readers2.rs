@@ -279,3 +279,44 @@ fn gemini_recordings_judge_the_newest_version_of_a_record() {
     );
     assert_eq!(lint_lines("clean.jsonl", text.as_bytes()), "");
 }
+
+/// The command line on an OpenCode storage folder: `lint` names the part files, `repair
+/// --check` agrees with it, and `repair --in-place` rewrites exactly the pinned files.
+#[test]
+fn cli_repairs_an_opencode_session_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = dir.path().join("storage");
+    copy_tree(&root("opencode").join("stale-running/storage"), &storage);
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolmend"))
+            .args(args)
+            .arg(&storage)
+            .output()
+            .unwrap()
+    };
+    let lint = run(&["lint", "--format", "jsonl"]);
+    assert_eq!(lint.status.code(), Some(1));
+    let text = String::from_utf8(lint.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("prt_9e5c1d3d6001IjIjIjIjIjIj.json"), "{text}");
+    assert_eq!(run(&["repair", "--check"]).status.code(), Some(1));
+    assert_eq!(
+        run(&["repair"]).status.code(),
+        Some(2),
+        "stdout cannot take a session"
+    );
+    assert_eq!(run(&["repair", "--in-place"]).status.code(), Some(0));
+    let expected = root("opencode").join("stale-running.repaired");
+    for rel in [
+        "part/msg_9e5c1d3c4001EfEfEfEfEfEf/prt_9e5c1d3d6001IjIjIjIjIjIj.json",
+        "part/msg_9e5c1d3c4001EfEfEfEfEfEf/prt_9e5c1d3e1001KlKlKlKlKlKl.json",
+    ] {
+        assert_eq!(
+            fs::read(storage.join(rel)).unwrap(),
+            fs::read(expected.join(rel)).unwrap(),
+            "{rel}"
+        );
+    }
+    assert_eq!(run(&["repair", "--check"]).status.code(), Some(0));
+    assert_eq!(run(&["lint"]).status.code(), Some(0));
+}
