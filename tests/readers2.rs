@@ -320,3 +320,20 @@ fn cli_repairs_an_opencode_session_in_place() {
     assert_eq!(run(&["repair", "--check"]).status.code(), Some(0));
     assert_eq!(run(&["lint"]).status.code(), Some(0));
 }
+
+/// Folders that merely happen to be called `message` and `part` are walked as usual.
+#[test]
+fn only_a_real_storage_root_is_read_as_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["message/a", "part/b"] {
+        fs::create_dir_all(dir.path().join(sub)).unwrap();
+    }
+    fs::write(dir.path().join("message/a/one.json"), "[]").unwrap();
+    let (found, _) = toolmend::io::inputs::expand(&[dir.path().to_path_buf()]);
+    assert!(found.iter().all(|i| i.session.is_none()), "{found:?}");
+    assert_eq!(found.len(), 1);
+    fs::create_dir_all(dir.path().join("session/global")).unwrap();
+    let (found, _) = toolmend::io::inputs::expand(&[dir.path().to_path_buf()]);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].session.as_ref().is_some_and(|s| s.id == "a"));
+}

@@ -20,15 +20,17 @@ use crate::json::{Kind, parse};
 /// One OpenCode session in a storage root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Session {
-    /// The storage root (the folder holding `message/` and `part/`).
+    /// The storage root (the folder holding `session/`, `message/` and `part/`).
     pub root: PathBuf,
     /// The session id.
     pub id: String,
 }
 
-/// Is `dir` an OpenCode storage root?
+/// Is `dir` an OpenCode storage root (its `session/`, `message/` and `part/` folders)?
 fn is_root(dir: &Path) -> bool {
-    dir.join("message").is_dir() && dir.join("part").is_dir()
+    ["session", "message", "part"]
+        .iter()
+        .all(|sub| dir.join(sub).is_dir())
 }
 
 /// The storage root `path` is in (or is), if any.
