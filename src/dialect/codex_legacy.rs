@@ -48,7 +48,8 @@ impl Dialect for CodexLegacy {
             )
         } else if is_header(tree, node) {
             Some(
-                "the header of an older Codex rollout (`id`, `timestamp`, `instructions`; no envelope)",
+                "the header of an older Codex rollout (`id`, `timestamp`, `instructions`; no envelope; \
+                 the header and `record_type` lines are bookkeeping the model never sees)",
             )
         } else {
             None

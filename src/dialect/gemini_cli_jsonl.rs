@@ -66,7 +66,10 @@ impl Dialect for GeminiCliJsonl {
                 .is_some_and(|v| tree.kind(v) == Kind::String)
         };
         if text("sessionId") && text("projectHash") && array_at(tree, node, "messages").is_none() {
-            Some("the header of a Gemini CLI JSON Lines recording (`sessionId`, `projectHash`)")
+            Some(
+                "the header of a Gemini CLI JSON Lines recording (`sessionId`, `projectHash`; \
+                 `$set` lines and `info`/`error`/`warning` records are never sent to the model)",
+            )
         } else if object_at(tree, node, "$set").is_some() {
             Some("a Gemini CLI recording update (`$set`)")
         } else if text("$rewindTo") {

@@ -67,9 +67,15 @@ impl Dialect for OpenCode {
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
         if tool_state(tree, node).is_some() && tree.get(node, "messageID").is_some() {
-            Some("an OpenCode tool part (`messageID`, `callID`, `state.status`)")
+            Some(
+                "an OpenCode tool part (`messageID`, `callID`, `state.status`; step, snapshot and \
+                 patch parts are bookkeeping the model never sees)",
+            )
         } else if is_info(tree, node) {
-            Some("an OpenCode message (`id`, `sessionID`, `role`, `time`)")
+            Some(
+                "an OpenCode message (`id`, `sessionID`, `role`, `time`; its step, snapshot and \
+                 patch parts are bookkeeping the model never sees)",
+            )
         } else {
             None
         }
