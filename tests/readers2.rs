@@ -16,8 +16,6 @@ pub mod common;
 use common::api::{analyse, dialects, findings, repaired};
 use common::files;
 use toolmend::io::opencode::{self, Assembled};
-use toolmend::lint;
-use toolmend::repair::{self, RepairOptions};
 
 fn root(set: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -126,15 +124,12 @@ fn session(case: &str) -> (PathBuf, Assembled) {
 
 /// Lint an assembled session as `toolmend lint` does: findings name the files.
 fn session_lint(real: &Path, doc: &Assembled) -> String {
-    let analysed = analyse("session", &doc.bytes);
     assert!(
-        analysed
-            .doc
-            .conversations
+        dialects("session", &doc.bytes)
             .iter()
-            .all(|c| c.dialect == "opencode")
+            .all(|d| *d == "opencode")
     );
-    let mut found = lint::findings("session", &analysed);
+    let mut found = findings("session", &doc.bytes);
     doc.relocate(&mut found);
     found
         .iter()
@@ -148,12 +143,7 @@ fn session_lint(real: &Path, doc: &Assembled) -> String {
 
 /// The files the default repair of an assembled session changes.
 fn session_repair(doc: &Assembled) -> Vec<(PathBuf, Vec<u8>)> {
-    let out = repair::document(
-        &doc.bytes,
-        &analyse("session", &doc.bytes),
-        &RepairOptions::default(),
-    );
-    doc.split(&out.output).unwrap()
+    doc.split(&repaired("session", &doc.bytes)).unwrap()
 }
 
 #[test]
@@ -250,19 +240,15 @@ fn any_path_inside_a_storage_root_names_its_session() {
 fn ui_messages_are_recognised_and_skipped() {
     let path = root("cline").join("cline-healthy/ui_messages.json");
     let bytes = fs::read(&path).unwrap();
-    let doc = toolmend::read::read(
-        "cline-healthy/ui_messages.json",
-        &bytes,
-        &Default::default(),
-    );
+    let doc = analyse("cline-healthy/ui_messages.json", &bytes).doc;
     assert!(doc.conversations.is_empty() && doc.problems.is_empty());
     assert!(
         doc.skipped
             .is_some_and(|why| why.contains("never sent to the model"))
     );
+    assert!(findings("cline-healthy/ui_messages.json", &bytes).is_empty());
     // Named anything else, the same bytes are no Cline file.
-    let other = toolmend::read::read("events.json", &bytes, &Default::default());
-    assert!(other.skipped.is_none());
+    assert!(analyse("events.json", &bytes).doc.skipped.is_none());
 }
 
 /// A Gemini CLI recording is judged on the newest version of each record: an older line of a
