@@ -322,4 +322,12 @@ fn only_a_real_storage_root_is_read_as_sessions() {
     let (found, _) = toolmend::io::inputs::expand(&[dir.path().to_path_buf()]);
     assert_eq!(found.len(), 1);
     assert!(found[0].session.as_ref().is_some_and(|s| s.id == "a"));
+    // A session named on the command line that has no messages is an error, not a pass.
+    let empty = dir.path().join("session/global/ses_empty.json");
+    fs::write(&empty, "{}").unwrap();
+    let (found, errors) = toolmend::io::inputs::expand(&[empty]);
+    assert!(
+        found.is_empty() && errors.len() == 1,
+        "{found:?} {errors:?}"
+    );
 }

@@ -39,16 +39,33 @@ impl Input {
     }
 }
 
-/// Add the OpenCode sessions `path` names, once each; `false` when `path` is not inside an
-/// OpenCode storage root.
-fn add_sessions(path: &Path, inputs: &mut Vec<Input>) -> bool {
+/// Add the OpenCode sessions `path` names that have messages, once each; `false` when `path`
+/// is not inside an OpenCode storage root. A path named on the command line whose sessions
+/// have no message files is an error (nothing would be checked); a walk skips empty sessions.
+fn add_sessions(
+    path: &Path,
+    named: bool,
+    inputs: &mut Vec<Input>,
+    errors: &mut Vec<Error>,
+) -> bool {
     let Some(root) = opencode::root_of(path) else {
         return false;
     };
+    let mut any = false;
     for s in opencode::sessions(&root, path) {
+        if s.files().is_empty() {
+            continue;
+        }
+        any = true;
         if !inputs.iter().any(|i| i.session.as_ref() == Some(&s)) {
             inputs.push(Input::session(s));
         }
+    }
+    if named && !any {
+        errors.push(Error::skipped(
+            path,
+            "inside an OpenCode storage folder, but no session with messages found for it",
+        ));
     }
     true
 }
@@ -81,7 +98,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
             });
             continue;
         }
-        if add_sessions(p, &mut inputs) {
+        if add_sessions(p, true, &mut inputs, &mut errors) {
             continue;
         }
         match fs::metadata(p) {
@@ -133,7 +150,7 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
         let mut subdirs = Vec::new();
         for p in paths {
             match fs::metadata(&p) {
-                Ok(m) if m.is_dir() && add_sessions(&p, inputs) => {}
+                Ok(m) if m.is_dir() && add_sessions(&p, false, inputs, errors) => {}
                 Ok(m) if m.is_dir() => subdirs.push(p),
                 Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p)),
                 Ok(_) if wanted(&p) => errors.push(Error::skipped(
