@@ -3,8 +3,7 @@
 mod synth;
 
 use divan::{Bencher, black_box};
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, RepairOptions};
+use toolmend::{Options as LintOptions, RepairOptions};
 
 fn main() {
     divan::main();
@@ -12,16 +11,17 @@ fn main() {
 
 const TURNS: usize = 2_000;
 
+/// Reading alone: parse every line and detect its dialect, no analysis.
 #[divan::bench]
-fn parse_jsonl_lines(b: Bencher) {
+fn read_jsonl(b: Bencher) {
     let text = synth::openai_jsonl(TURNS, 3, 10);
     b.counter(divan::counter::BytesCount::new(text.len()))
         .bench(|| {
-            let mut buf = toolmend::json::NodeBuf::default();
-            for line in text.lines() {
-                let tree = toolmend::json::parse_into(line.as_bytes(), &mut buf).unwrap();
-                buf = black_box(tree).into_buf();
-            }
+            toolmend::detect(
+                "bench.jsonl",
+                black_box(text.as_bytes()),
+                &LintOptions::default(),
+            )
         });
 }
 
@@ -32,7 +32,7 @@ fn analyse(b: Bencher, form: &str) {
         _ => ("bench.json", synth::openai_json(TURNS, 3, 10)),
     };
     b.counter(divan::counter::BytesCount::new(text.len()))
-        .bench(|| lint::analyse(name, black_box(text.as_bytes()), &LintOptions::default()));
+        .bench(|| toolmend::analyse(name, black_box(text.as_bytes()), &LintOptions::default()));
 }
 
 #[divan::bench(args = ["jsonl", "json"])]
@@ -43,7 +43,7 @@ fn analyse_and_repair(b: Bencher, form: &str) {
     };
     b.counter(divan::counter::BytesCount::new(text.len()))
         .bench(|| {
-            let a = lint::analyse(name, black_box(text.as_bytes()), &LintOptions::default());
-            repair::document(text.as_bytes(), &a, &RepairOptions::default())
+            let a = toolmend::analyse(name, black_box(text.as_bytes()), &LintOptions::default());
+            a.repair(text.as_bytes(), &RepairOptions::default())
         });
 }

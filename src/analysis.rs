@@ -1,4 +1,4 @@
-//! The ordered walk (SPEC §2): pure pairing analysis over the neutral model.
+//! The ordered walk (docs/design.md): pure pairing analysis over the neutral model.
 //!
 //! A call opens; a result closes the most recent open call with the same id. Whatever is left
 //! over, out of place, or repeated becomes a [`Defect`]. The walk is incremental ([`Walker`])
@@ -461,7 +461,7 @@ pub fn walk(messages: &[Message], window: Window, options: WalkOptions) -> (Vec<
     (w.finish(), n)
 }
 
-/// The seed middleware's check (`--profile deerflow`): one global set of answered ids; every
+/// DeerFlow's `DanglingToolCallMiddleware` check (`--profile deerflow`): one global set of answered ids; every
 /// call whose non-empty id is not in it is dangling, each id once. Nothing else is reported.
 pub fn walk_deerflow(messages: &[Message]) -> (Vec<Defect>, usize) {
     let answered: std::collections::HashSet<&str> = messages

@@ -1,25 +1,107 @@
 //! toolmend: find and repair broken tool-call pairing in stored LLM conversation logs, and
 //! simulate how a human-in-the-loop interrupt in a parallel tool batch re-executes siblings.
 //!
-//! The pipeline: [`read`] a document into the neutral [`model`] (one [`dialect`] per log
-//! format), walk it ([`analysis`]), describe defects as findings ([`lint`], [`finding`]),
-//! turn them into byte edits ([`repair`]) and render them ([`render`]); [`io`] reads inputs and
-//! writes results safely. [`simulate`] stands alone.
+//! The library's front door is a handful of functions and types: [`lint`] a document into
+//! [`Finding`]s, [`repair`] it into a [`Repaired`] copy, [`detect`] which log format each
+//! conversation is written in, or [`analyse`] once and do several of these on the
+//! [`Analysed`] result. [`Options`] say how to read; [`RepairOptions`] which fixes to make.
+//! The rules are in [`RULES`]. Output formats are in [`render`], safe file input and output in
+//! [`io`], and the interrupt simulator in [`simulate`].
+//!
+//! ```
+//! use toolmend::{Applicability, Options, RepairOptions};
+//!
+//! // An assistant asked for two tools; the run stopped before the second answered.
+//! let log = br#"[
+//!   {"role": "user", "content": "weather in Paris and Rome?"},
+//!   {"role": "assistant", "tool_calls": [
+//!     {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+//!     {"id": "call_2", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]},
+//!   {"role": "tool", "tool_call_id": "call_1", "content": "18 C"}
+//! ]"#;
+//!
+//! let findings = toolmend::lint("run.json", log, &Options::default());
+//! assert_eq!(findings.len(), 1);
+//! assert_eq!(findings[0].code, "TM001");
+//! assert_eq!(findings[0].call_id.as_deref(), Some("call_2"));
+//! let fix = findings[0].fix.as_ref().unwrap();
+//! assert_eq!(fix.applicability, Applicability::Safe);
+//!
+//! let repaired = toolmend::repair("run.json", log, &Options::default(), &RepairOptions::default());
+//! assert!(repaired.changed);
+//! assert!(toolmend::lint("run.json", &repaired.output, &Options::default()).is_empty());
+//! // Every byte of the original is still there, in order: the placeholder was inserted.
+//! assert!(String::from_utf8_lossy(&repaired.output).contains(r#""tool_call_id": "call_2""#));
+//! ```
+//!
+//! Inside, the pipeline reads a document into a neutral model (one dialect per log format),
+//! walks it in order, describes defects as findings and turns the fixes into byte edits over
+//! the original.
 
 #![warn(missing_docs)]
 
-pub mod analysis;
-pub mod batches;
-pub mod dialect;
-pub mod finding;
+mod analysis;
+mod batches;
+mod dialect;
+mod edit;
+mod finding;
+mod fix;
+mod json;
+mod lint;
+mod locate;
+mod model;
+mod read;
+mod repair;
+mod rules;
+mod stream;
+mod terminal;
+
 pub mod io;
-pub mod json;
-pub mod lint;
-pub mod locate;
-pub mod model;
-pub mod read;
 pub mod render;
-pub mod repair;
-pub mod rules;
 pub mod simulate;
-pub mod stream;
+
+pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
+pub use finding::{Finding, Fix};
+pub use lint::{Analysed, LintOptions as Options, ToolStats};
+pub use model::Conversation;
+pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
+pub use repair::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
+pub use rules::{
+    Applicability, FixKinds, Rule, RuleData, Severity, TABLE as RULES, select as select_rules,
+};
+pub use stream::{StreamReport, lint_lines};
+pub use terminal::escape_control;
+
+/// Read and analyse one document named `name` (the name guesses the format and appears in
+/// findings). Everything else starts from here.
+pub fn analyse(name: &str, bytes: &[u8], options: &Options) -> Analysed {
+    lint::analyse(name, bytes, options)
+}
+
+/// The findings of one document, in reading order.
+pub fn lint(name: &str, bytes: &[u8], options: &Options) -> Vec<Finding> {
+    analyse(name, bytes, options).findings(name)
+}
+
+/// Repair one document: the safe fixes, and the unsafe ones `repair` asks for.
+pub fn repair(name: &str, bytes: &[u8], options: &Options, repair: &RepairOptions) -> Repaired {
+    analyse(name, bytes, options).repair(bytes, repair)
+}
+
+/// Read one document without analysing it: its conversations, the log format (dialect) each
+/// is read as and why, and what could not be read.
+pub fn detect(name: &str, bytes: &[u8], options: &Options) -> Document {
+    read::read(name, bytes, &options.read)
+}
+
+/// The names of the log formats (dialects) toolmend reads, for `--dialect`.
+pub fn dialect_names() -> Vec<&'static str> {
+    dialect::names()
+}
+
+/// Read every conversation as dialect `name` (see [`dialect_names`]) instead of detecting it;
+/// `false` when there is no such dialect.
+pub fn force_dialect(options: &mut ReadOptions, name: &str) -> bool {
+    options.dialect = dialect::by_name(name);
+    options.dialect.is_some()
+}

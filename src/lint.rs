@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions};
 use crate::dialect::{self, Dialect};
-use crate::finding::{Finding, Fix};
+use crate::finding::Finding;
+use crate::fix::fix_for;
 use crate::model::{Conversation, Foreign, Pos};
 use crate::read::{self, ReadDoc, ReadOptions};
-use crate::rules::{Applicability, Rule};
+use crate::rules::Rule;
 
 /// Options of the analysis.
 #[derive(Debug, Clone, Default)]
@@ -17,7 +18,7 @@ pub struct LintOptions {
     pub read: ReadOptions,
     /// Only the last N messages of each conversation.
     pub tail: Option<usize>,
-    /// Reproduce the seed middleware's check (`--profile deerflow`).
+    /// Reproduce DeerFlow's `DanglingToolCallMiddleware` check (`--profile deerflow`).
     pub deerflow: bool,
 }
 
@@ -32,6 +33,18 @@ pub struct Analysed {
     pub calls_checked: usize,
     /// The options it was analysed with (a repair reads its own output again with them).
     pub options: LintOptions,
+}
+
+impl Analysed {
+    /// Every finding, in reading order; `path` names the document in them.
+    pub fn findings(&self, path: &str) -> Vec<Finding> {
+        findings(path, self)
+    }
+
+    /// Calls and dangling calls per tool name.
+    pub fn tool_stats(&self) -> BTreeMap<String, ToolStats> {
+        tool_stats(self)
+    }
 }
 
 /// Per tool name: calls seen and calls left dangling.
@@ -194,22 +207,6 @@ fn from_result(rule: Rule, path: &str, conv: &ConvInfo, r: &ResultAt, message: S
     f
 }
 
-/// `f`, with the fix `description` offered when `offered`.
-fn offer(
-    mut f: Finding,
-    offered: bool,
-    applicability: Applicability,
-    description: impl Into<String>,
-) -> Finding {
-    if offered {
-        f.fix = Some(Fix {
-            applicability,
-            description: description.into(),
-        });
-    }
-    f
-}
-
 fn quoted(s: Option<&str>) -> String {
     match s {
         Some(s) => format!("`{s}`"),
@@ -236,13 +233,12 @@ pub fn foreign_finding(path: &str, conversation: usize, f: &Foreign, read_as: &s
     finding
 }
 
-/// Describe one defect as a finding.
+/// Describe one defect as a finding, with the fix [`fix_for`] offers.
 pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) -> Finding {
     let provider = dialect
         .provider_error(d)
         .map(|p| format!(". {p}"))
         .unwrap_or_default();
-    let movable = |r: &ResultAt| r.result.whole_message && r.alone;
     let on_call = |rule, call: &CallAt, message| from_call(rule, path, conv, call, message);
     let on_result =
         |rule, result: &ResultAt, message| from_result(rule, path, conv, result, message);
@@ -253,115 +249,62 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
         f
     };
     let mut f = match d {
-        Defect::Dangling { call, cause } => {
-            let why = match cause {
-                DanglingCause::NoResult if conv.last_turn <= call.holder => {
-                    "the conversation ends right after it (interrupted run)".to_string()
-                }
-                DanglingCause::NoResult => "no result answers it".to_string(),
-                DanglingCause::Shadowed { by } => {
-                    format!("message {by} reuses its id before it was answered")
-                }
-            };
-            let f = on_call(
-                Rule::DanglingToolCall,
-                call,
-                format!(
-                    "tool call {} to {} has no result: {why}{provider}",
-                    quoted(call.call.id.as_deref()),
-                    quoted(call.call.name.as_deref())
-                ),
-            );
-            offer(
-                f,
-                true,
-                Applicability::Safe,
-                "insert a placeholder error result right after the calling message's results",
-            )
-        }
+        Defect::Dangling { call, cause } => on_call(
+            Rule::DanglingToolCall,
+            call,
+            format!(
+                "tool call {} to {} has no result: {}{provider}",
+                quoted(call.call.id.as_deref()),
+                quoted(call.call.name.as_deref()),
+                dangling_cause(conv, call, *cause)
+            ),
+        ),
         Defect::Orphan { result, later_call } => {
             let id = quoted(result.result.id.as_deref());
-            match later_call {
-                Some(call) => offer(
-                    on_result(
-                        Rule::OrphanToolResult,
-                        result,
-                        format!(
-                            "tool result for {id} comes before its call (message {}){provider}",
-                            call.holder
-                        ),
-                    ),
-                    movable(result),
-                    Applicability::Safe,
-                    "move the result right after its call",
-                ),
-                None => offer(
-                    on_result(
-                        Rule::OrphanToolResult,
-                        result,
-                        format!("tool result for {id} answers no call{provider}"),
-                    ),
-                    movable(result),
-                    Applicability::Unsafe,
-                    "drop it (--orphans drop) or keep its content as a note (--orphans note)",
-                ),
-            }
-        }
-        Defect::Misplaced { call, result } => {
-            let f = on_answer(
-                Rule::MisplacedToolResult,
-                call,
+            let what = match later_call {
+                Some(call) => format!("comes before its call (message {})", call.holder),
+                None => "answers no call".to_string(),
+            };
+            on_result(
+                Rule::OrphanToolResult,
                 result,
-                format!(
-                    "tool result for {} (called in message {}) is outside the call's answer window{provider}",
-                    quoted(result.result.id.as_deref()),
-                    call.holder
-                ),
-            );
-            offer(
-                f,
-                movable(result) || dialect.can_move_block(call, result),
-                Applicability::Safe,
-                format!("move it right after message {}'s results", call.message),
+                format!("tool result for {id} {what}{provider}"),
             )
         }
+        Defect::Misplaced { call, result } => on_answer(
+            Rule::MisplacedToolResult,
+            call,
+            result,
+            format!(
+                "tool result for {} (called in message {}) is outside the call's answer window{provider}",
+                quoted(result.result.id.as_deref()),
+                call.holder
+            ),
+        ),
         Defect::DuplicateResult {
             call,
             first,
             result,
-        } => {
-            let f = on_answer(
-                Rule::DuplicateToolResult,
-                call,
-                result,
-                format!(
-                    "second tool result for {}: the call was already answered in message {}{provider}",
-                    quoted(result.result.id.as_deref()),
-                    first.message
-                ),
-            );
-            offer(
-                f,
-                movable(result) && movable(first),
-                Applicability::Unsafe,
-                "keep one result (--duplicates keep-first|keep-last)",
-            )
-        }
-        Defect::DuplicateCallId { first, call } => offer(
-            on_call(
-                Rule::DuplicateToolCallId,
-                call,
-                format!(
-                    "call id {} is used twice in message {} (calls {} and {}){provider}",
-                    quoted(call.call.id.as_deref()),
-                    call.holder,
-                    first.slot,
-                    call.slot
-                ),
+        } => on_answer(
+            Rule::DuplicateToolResult,
+            call,
+            result,
+            format!(
+                "second tool result for {}: the call was already answered in message {}{provider}",
+                quoted(result.result.id.as_deref()),
+                first.message
             ),
-            call.call.id_span.is_some(),
-            Applicability::Unsafe,
-            "give the later call and its result a new id (--duplicate-ids re-id)",
+        ),
+        Defect::DuplicateCallId { first, call } => on_call(
+            Rule::DuplicateToolCallId,
+            call,
+            format!(
+                "call id {} is used twice in message {} (calls {} and {}){provider}",
+                quoted(call.call.id.as_deref()),
+                call.holder,
+                first.slot,
+                call.slot
+            ),
         ),
         Defect::MissingCallId { call } => on_call(
             Rule::MissingToolCallId,
@@ -385,8 +328,19 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
             format!("tool result has no call id{provider}"),
         ),
     };
-    if conv.read_only {
-        f.fix = None;
-    }
+    f.fix = fix_for(dialect, d, conv.read_only);
     f
+}
+
+/// Why a call is dangling, in words.
+fn dangling_cause(conv: &ConvInfo, call: &CallAt, cause: DanglingCause) -> String {
+    match cause {
+        DanglingCause::NoResult if conv.last_turn <= call.holder => {
+            "the conversation ends right after it (interrupted run)".to_string()
+        }
+        DanglingCause::NoResult => "no result answers it".to_string(),
+        DanglingCause::Shadowed { by } => {
+            format!("message {by} reuses its id before it was answered")
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! The rule table: stable codes, names, severities and fix applicability.
+//! The rule table ([`TABLE`]): stable codes, names, severities, summaries and which fixes a
+//! rule's findings can get. To add a rule, add a variant to [`Rule`] and a row to [`TABLE`].
 
 use std::fmt;
 
@@ -43,81 +44,144 @@ pub enum Applicability {
     Unsafe,
 }
 
+/// Which fixes a rule's findings can get. Whether one finding gets a fix, and which, is
+/// decided per finding (see `lint::fix_for`): a rule with a safe fix may still have findings
+/// that toolmend cannot fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixKinds {
+    /// No finding of the rule is ever fixed.
+    None,
+    /// Fixes only add data or move whole results.
+    Safe,
+    /// Fixes delete or rewrite content, so they need a policy flag.
+    Unsafe,
+    /// Some findings get a safe fix, others an unsafe one.
+    SafeOrUnsafe,
+}
+
+impl FixKinds {
+    /// Whether a fix of `applicability` belongs to these kinds.
+    pub fn allows(self, applicability: Applicability) -> bool {
+        matches!(
+            (self, applicability),
+            (FixKinds::Safe | FixKinds::SafeOrUnsafe, Applicability::Safe)
+                | (
+                    FixKinds::Unsafe | FixKinds::SafeOrUnsafe,
+                    Applicability::Unsafe
+                )
+        )
+    }
+
+    /// `none`, `safe`, `unsafe` or `safe/unsafe`, as `toolmend rules` prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            FixKinds::None => "none",
+            FixKinds::Safe => "safe",
+            FixKinds::Unsafe => "unsafe",
+            FixKinds::SafeOrUnsafe => "safe/unsafe",
+        }
+    }
+}
+
+/// One row of the rule table.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleData {
+    /// The rule this row describes (rows are in the order of [`Rule`]'s variants).
+    pub rule: Rule,
+    /// The stable code, e.g. `TM001`.
+    pub code: &'static str,
+    /// The kebab-case name, e.g. `dangling-tool-call`.
+    pub name: &'static str,
+    /// The default severity.
+    pub severity: Severity,
+    /// Which fixes its findings can get.
+    pub fixes: FixKinds,
+    /// One line on what the rule checks, for `toolmend rules`, SARIF and the README.
+    pub summary: &'static str,
+}
+
+const fn row(
+    rule: Rule,
+    code: &'static str,
+    name: &'static str,
+    severity: Severity,
+    fixes: FixKinds,
+    summary: &'static str,
+) -> RuleData {
+    RuleData {
+        rule,
+        code,
+        name,
+        severity,
+        fixes,
+        summary,
+    }
+}
+
+use FixKinds as F;
+use Severity::{Error, Warning};
+
+/// The rule table: every fact about a rule lives here, one row per rule in code order.
+#[rustfmt::skip]
+pub const TABLE: &[RuleData] = &[
+    row(Rule::DanglingToolCall, "TM001", "dangling-tool-call", Error, F::Safe,
+        "a tool call that never got a result"),
+    row(Rule::OrphanToolResult, "TM002", "orphan-tool-result", Error, F::SafeOrUnsafe,
+        "a tool result with no open call of its id"),
+    row(Rule::MisplacedToolResult, "TM003", "misplaced-tool-result", Error, F::Safe,
+        "a result outside its call's answer window"),
+    row(Rule::DuplicateToolResult, "TM004", "duplicate-tool-result", Error, F::Unsafe,
+        "a second result for an answered call"),
+    row(Rule::DuplicateToolCallId, "TM005", "duplicate-tool-call-id", Error, F::Unsafe,
+        "the same call id twice in one message"),
+    row(Rule::MissingToolCallId, "TM006", "missing-tool-call-id", Error, F::None,
+        "a call or result without an id, or an empty tool name"),
+    row(Rule::InvalidJson, "TM007", "invalid-json", Error, F::None,
+        "a line or document that is not valid JSON"),
+    row(Rule::HitlDoubleExecutionRisk, "TM008", "hitl-double-execution-risk", Warning, F::None,
+        "a batch whose direct siblings would re-run after an interrupt"),
+];
+
 impl Rule {
     /// Every rule, in code order.
-    pub const ALL: [Rule; 8] = [
-        Rule::DanglingToolCall,
-        Rule::OrphanToolResult,
-        Rule::MisplacedToolResult,
-        Rule::DuplicateToolResult,
-        Rule::DuplicateToolCallId,
-        Rule::MissingToolCallId,
-        Rule::InvalidJson,
-        Rule::HitlDoubleExecutionRisk,
-    ];
+    pub const ALL: [Rule; TABLE.len()] = {
+        let mut all = [Rule::DanglingToolCall; TABLE.len()];
+        let mut i = 0;
+        while i < TABLE.len() {
+            all[i] = TABLE[i].rule;
+            i += 1;
+        }
+        all
+    };
+
+    /// The rule's row in [`TABLE`].
+    pub fn data(self) -> &'static RuleData {
+        &TABLE[self as usize]
+    }
 
     /// The stable code, e.g. `TM001`.
     pub fn code(self) -> &'static str {
-        match self {
-            Rule::DanglingToolCall => "TM001",
-            Rule::OrphanToolResult => "TM002",
-            Rule::MisplacedToolResult => "TM003",
-            Rule::DuplicateToolResult => "TM004",
-            Rule::DuplicateToolCallId => "TM005",
-            Rule::MissingToolCallId => "TM006",
-            Rule::InvalidJson => "TM007",
-            Rule::HitlDoubleExecutionRisk => "TM008",
-        }
+        self.data().code
     }
 
     /// The kebab-case name, e.g. `dangling-tool-call`.
     pub fn name(self) -> &'static str {
-        match self {
-            Rule::DanglingToolCall => "dangling-tool-call",
-            Rule::OrphanToolResult => "orphan-tool-result",
-            Rule::MisplacedToolResult => "misplaced-tool-result",
-            Rule::DuplicateToolResult => "duplicate-tool-result",
-            Rule::DuplicateToolCallId => "duplicate-tool-call-id",
-            Rule::MissingToolCallId => "missing-tool-call-id",
-            Rule::InvalidJson => "invalid-json",
-            Rule::HitlDoubleExecutionRisk => "hitl-double-execution-risk",
-        }
+        self.data().name
     }
 
     /// The default severity.
     pub fn severity(self) -> Severity {
-        match self {
-            Rule::HitlDoubleExecutionRisk => Severity::Warning,
-            _ => Severity::Error,
-        }
+        self.data().severity
     }
 
-    /// The rule's fix by default applicability: safe (applied by `repair`), unsafe (needs a
-    /// policy flag), or none.
-    pub fn fix(self) -> Option<Applicability> {
-        match self {
-            Rule::DanglingToolCall | Rule::MisplacedToolResult => Some(Applicability::Safe),
-            Rule::OrphanToolResult | Rule::DuplicateToolResult | Rule::DuplicateToolCallId => {
-                Some(Applicability::Unsafe)
-            }
-            Rule::MissingToolCallId | Rule::InvalidJson | Rule::HitlDoubleExecutionRisk => None,
-        }
+    /// Which fixes the rule's findings can get.
+    pub fn fixes(self) -> FixKinds {
+        self.data().fixes
     }
 
     /// One line on what the rule checks, for `--help` and the README.
     pub fn summary(self) -> &'static str {
-        match self {
-            Rule::DanglingToolCall => "a tool call that never got a result",
-            Rule::OrphanToolResult => "a tool result with no open call of its id",
-            Rule::MisplacedToolResult => "a result outside its call's answer window",
-            Rule::DuplicateToolResult => "a second result for an answered call",
-            Rule::DuplicateToolCallId => "the same call id twice in one message",
-            Rule::MissingToolCallId => "a call or result without an id, or an empty tool name",
-            Rule::InvalidJson => "a line or document that is not valid JSON",
-            Rule::HitlDoubleExecutionRisk => {
-                "a batch whose direct siblings would re-run after an interrupt"
-            }
-        }
+        self.data().summary
     }
 
     /// Look a rule up by code (`TM001`) or name (`dangling-tool-call`), case-insensitively.
@@ -174,14 +238,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fixes_by_applicability() {
+    fn rows_are_in_variant_order_with_unique_codes_and_names() {
+        for (i, row) in TABLE.iter().enumerate() {
+            assert_eq!(row.rule as usize, i, "{} is out of place", row.code);
+            assert_eq!(row.code, format!("TM{:03}", i + 1));
+        }
+        let mut names: Vec<_> = TABLE.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TABLE.len());
+    }
+
+    #[test]
+    fn fix_kinds() {
         let safe: Vec<_> = Rule::ALL
             .into_iter()
-            .filter(|r| r.fix() == Some(Applicability::Safe))
+            .filter(|r| r.fixes().allows(Applicability::Safe))
             .collect();
-        assert_eq!(safe, [Rule::DanglingToolCall, Rule::MisplacedToolResult]);
-        assert_eq!(Rule::MissingToolCallId.fix(), None);
-        assert_eq!(Rule::DuplicateToolCallId.fix(), Some(Applicability::Unsafe));
+        assert_eq!(
+            safe,
+            [
+                Rule::DanglingToolCall,
+                Rule::OrphanToolResult,
+                Rule::MisplacedToolResult
+            ]
+        );
+        assert!(!Rule::MissingToolCallId.fixes().allows(Applicability::Safe));
+        assert!(
+            Rule::DuplicateToolCallId
+                .fixes()
+                .allows(Applicability::Unsafe)
+        );
+        assert_eq!(Rule::OrphanToolResult.fixes().label(), "safe/unsafe");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Command-line cases (trycmd): `tests/cmd/*.toml` run the binary on the fixtures in
-//! `tests/fixtures/cli/` and compare standard output, standard error and the exit status.
+//! `fixtures/cli/` and compare standard output, standard error and the exit status.
 //! `TRYCMD=overwrite cargo test --test cli` rewrites the expected outputs after a deliberate
 //! change.
 

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use common::generate::{is_subsequence, needs_moves};
 
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, RepairOptions};
+use toolmend::Options as LintOptions;
+use toolmend::RepairOptions;
 
 /// File name (unique within the corpus) → rule codes lint reports, in order.
 const EXPECTED: &[(&str, &[&str])] = &[
@@ -56,11 +56,8 @@ fn corpus_files_are_read_without_loss() {
     for path in all {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let bytes = std::fs::read(&path).unwrap();
-        let analysed = lint::analyse(&name, &bytes, &LintOptions::default());
-        let codes: Vec<&str> = lint::findings(&name, &analysed)
-            .iter()
-            .map(|f| f.code)
-            .collect();
+        let analysed = toolmend::analyse(&name, &bytes, &LintOptions::default());
+        let codes: Vec<&str> = analysed.findings(&name).iter().map(|f| f.code).collect();
         let want = EXPECTED
             .iter()
             .find(|(n, _)| *n == name)
@@ -71,21 +68,22 @@ fn corpus_files_are_read_without_loss() {
             "{name}: no conversation"
         );
 
-        let out = repair::document(&bytes, &analysed, &RepairOptions::default()).output;
+        let out = analysed.repair(&bytes, &RepairOptions::default()).output;
         if !needs_moves(&analysed) {
             assert!(
                 is_subsequence(&bytes, &out),
                 "{name}: the safe repair removed bytes"
             );
         }
-        let again = lint::analyse(&name, &out, &LintOptions::default());
-        let left: Vec<&str> = lint::findings(&name, &again)
+        let again = toolmend::analyse(&name, &out, &LintOptions::default());
+        let left: Vec<&str> = again
+            .findings(&name)
             .iter()
             .map(|f| f.code)
             .filter(|c| *c == "TM001" || *c == "TM003" || *c == "TM007")
             .collect();
         assert!(left.is_empty(), "{name}: {left:?} after repair");
-        let twice = repair::document(&out, &again, &RepairOptions::default()).output;
+        let twice = again.repair(&out, &RepairOptions::default()).output;
         assert!(twice == out, "{name}: repair is not idempotent");
         // Every original line is still there; a Claude Code line re-parented to an inserted
         // placeholder may differ in its parentUuid value only.
@@ -125,8 +123,8 @@ fn replay_fixture_outputs_gathered_with_at() {
     };
     let mut options = LintOptions::default();
     options.read.at = Some("/turns/*/output".into());
-    let analysed = lint::analyse("replay.json", &bytes, &options);
-    let findings = lint::findings("replay.json", &analysed);
+    let analysed = toolmend::analyse("replay.json", &bytes, &options);
+    let findings = analysed.findings("replay.json");
     let got: Vec<(&str, Option<&str>)> = findings
         .iter()
         .map(|f| (f.code, f.tool_name.as_deref()))

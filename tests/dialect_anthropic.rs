@@ -1,12 +1,12 @@
 //! The Anthropic Messages dialect end to end through the library API: pinned repairs of the
-//! fixtures in `tests/fixtures/anthropic`, the strict provider rules on their output, the
+//! fixtures in `fixtures/anthropic`, the strict provider rules on their output, the
 //! shared corpus when present, detection against OpenAI chat and Bedrock, and repair options.
 
 pub mod common;
 
 use common::anthropic_strict as strict;
 use common::{api, docs, files, pinned};
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 const SET: &str = "anthropic";
 
@@ -20,11 +20,11 @@ fn strict_of(name: &str, bytes: &[u8]) -> Vec<String> {
 
 const CASES: &[pinned::Case] = &[
     ("clean.json", &[], &[], &[]),
-    ("dangling_trailing.json", &["TM001"], &[], &[]),
-    ("dangling_next_text.json", &["TM001"], &[], &[]),
-    ("dangling_string_next.json", &["TM001"], &[], &[]),
-    ("dangling_next_assistant.json", &["TM001"], &[], &[]),
-    ("partial_parallel.json", &["TM001", "TM001"], &[], &[]),
+    ("dangling-trailing.json", &["TM001"], &[], &[]),
+    ("dangling-next-text.json", &["TM001"], &[], &[]),
+    ("dangling-string-next.json", &["TM001"], &[], &[]),
+    ("dangling-next-assistant.json", &["TM001"], &[], &[]),
+    ("partial-parallel.json", &["TM001", "TM001"], &[], &[]),
     ("batch.jsonl", &["TM001", "TM001"], &[], &[]),
     (
         "orphan.json",
@@ -32,9 +32,9 @@ const CASES: &[pinned::Case] = &[
         &["TM002"],
         &["messages.2.content.0: orphan `tool_result` toolu_01Gone"],
     ),
-    ("misplaced_text_first.json", &["TM003"], &[], &[]),
+    ("misplaced-text-first.json", &["TM003"], &[], &[]),
     (
-        "misplaced_later.json",
+        "misplaced-later.json",
         &["TM003"],
         &["TM003"],
         &[
@@ -43,20 +43,20 @@ const CASES: &[pinned::Case] = &[
         ],
     ),
     (
-        "duplicate_result.json",
+        "duplicate-result.json",
         &["TM004"],
         &["TM004"],
         &["messages.2.content.1: duplicate `tool_result` for toolu_01Die"],
     ),
-    ("server_tools.json", &[], &[], &[]),
+    ("server-tools.json", &[], &[], &[]),
     (
-        "server_tools_broken.json",
+        "server-tools-broken.json",
         &["TM002", "TM001"],
         &["TM002"],
         &["messages.1.content.1: `web_fetch_tool_result` without its server tool call"],
     ),
     (
-        "reused_ids.json",
+        "reused-ids.json",
         &[],
         &[],
         &["messages.5.content.0: id `toolu_01Same` is not unique in the request"],

@@ -1,5 +1,5 @@
 //! The Bedrock Converse dialect end to end through the library API: pinned repairs of the
-//! fixtures in `tests/fixtures/bedrock`, the strict provider rules on their output, and
+//! fixtures in `fixtures/bedrock`, the strict provider rules on their output, and
 //! detection against Anthropic and OpenAI chat.
 
 pub mod common;
@@ -7,7 +7,7 @@ pub mod common;
 use common::bedrock_strict as strict;
 use common::{api, pinned};
 use serde_json::Value;
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 const SET: &str = "bedrock";
 
@@ -17,12 +17,12 @@ fn strict_of(bytes: &[u8]) -> Vec<String> {
 
 const CASES: &[pinned::Case] = &[
     ("clean.json", &[], &[], &[]),
-    ("dangling_trailing.json", &["TM001"], &[], &[]),
-    ("dangling_next_text.json", &["TM001"], &[], &[]),
-    ("dangling_next_assistant.json", &["TM001"], &[], &[]),
-    ("partial_parallel.json", &["TM001", "TM001"], &[], &[]),
+    ("dangling-trailing.json", &["TM001"], &[], &[]),
+    ("dangling-next-text.json", &["TM001"], &[], &[]),
+    ("dangling-next-assistant.json", &["TM001"], &[], &[]),
+    ("partial-parallel.json", &["TM001", "TM001"], &[], &[]),
     // Converse takes results anywhere in the next user message: text first is fine.
-    ("text_before_result.json", &["TM001"], &[], &[]),
+    ("text-before-result.json", &["TM001"], &[], &[]),
     (
         "orphan.json",
         &["TM002"],
@@ -33,7 +33,7 @@ const CASES: &[pinned::Case] = &[
         ],
     ),
     (
-        "misplaced_later.json",
+        "misplaced-later.json",
         &["TM003"],
         &["TM003"],
         &[
@@ -43,7 +43,7 @@ const CASES: &[pinned::Case] = &[
         ],
     ),
     (
-        "duplicate_result.json",
+        "duplicate-result.json",
         &["TM004"],
         &["TM004"],
         &[
@@ -52,7 +52,7 @@ const CASES: &[pinned::Case] = &[
         ],
     ),
     (
-        "reused_ids.json",
+        "reused-ids.json",
         &[],
         &[],
         &["messages.5.content.0.toolUse: toolUseId `tooluse_X` is not unique in the request"],

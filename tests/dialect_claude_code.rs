@@ -2,7 +2,7 @@
 //! repair pinned byte for byte, checked against the Claude Code rules by an independent strict
 //! checker (also run on the public corpus when `../shared/corpus` exists).
 //!
-//! Set `TOOLMEND_BLESS=1` to rewrite the pinned `*.repaired.jsonl` files.
+//! `TRYCMD=overwrite` rewrites the pinned `*.repaired.jsonl` files.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ use common::api::{self, analyse, codes, repair_with, repaired};
 use common::docs::lines;
 use common::files;
 use serde_json::Value;
-use toolmend::repair::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, RepairOptions};
 
 const SET: &str = "claude-code";
 

@@ -10,7 +10,7 @@ use common::pinned::{check_repair, run_as};
 use common::responses_strict::{
     assert_corpus_strict, assert_strict_after_everything, check_fixed, items,
 };
-use toolmend::repair::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, RepairOptions};
 
 const DIR: &str = "codex";
 

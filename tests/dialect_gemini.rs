@@ -8,7 +8,7 @@ use common::api::{code_ids, dialects, findings, repair_with, repaired, with_orph
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
-use toolmend::repair::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, RepairOptions};
 
 const SET: &str = "gemini";
 
@@ -132,7 +132,7 @@ fn strict_checker_rejects_what_gemini_rejects() {
         "misplaced.json",
         "duplicate.json",
         "mixed.json",
-        "no_ids.json",
+        "no-ids.json",
     ] {
         let bytes = read(bad);
         let lists = contents_lists(bad, &bytes);
@@ -165,7 +165,7 @@ fn partial_parallel_answers_are_completed_in_the_response_turn() {
 #[test]
 fn calls_without_ids_pair_by_name_and_position() {
     // The second `find` and the `weather` call have no response; the first `find` does.
-    let out = fixed("no_ids.json", &["TM001 weather#0", "TM001 find#1"]);
+    let out = fixed("no-ids.json", &["TM001 weather#0", "TM001 find#1"]);
     // The pairing keys are the analysis's own: no id is ever written.
     let text = String::from_utf8(out).unwrap();
     assert!(!text.contains('#') && !text.contains("\"id\""), "{text}");
@@ -173,7 +173,7 @@ fn calls_without_ids_pair_by_name_and_position() {
 
 #[test]
 fn reused_ids_are_legal_until_one_is_left_unanswered() {
-    fixed("reused_ids.json", &["TM001 call_0"]);
+    fixed("reused-ids.json", &["TM001 call_0"]);
 }
 
 #[test]
@@ -242,12 +242,12 @@ fn neither_claims_the_others_messages() {
 
 #[test]
 fn cli_records_without_a_response_are_dangling_and_filled_in_place() {
-    let bytes = read("cli_session.json");
-    assert_eq!(dialects("cli_session.json", &bytes), ["gemini-cli"]);
+    let bytes = read("cli-session.json");
+    assert_eq!(dialects("cli-session.json", &bytes), ["gemini-cli"]);
     // null result, missing result, empty result; a string result counts as answered.
     check_fix(
         SET,
-        "cli_session.json",
+        "cli-session.json",
         &[
             "TM001 run_shell_command-1767348005001-bb22",
             "TM001 read_file-1767348123000-cc33",
@@ -260,7 +260,7 @@ fn cli_records_without_a_response_are_dangling_and_filled_in_place() {
 fn cli_jsonl_records_are_filled_on_their_line() {
     check_fix(
         SET,
-        "cli_session.jsonl",
+        "cli-session-lines.jsonl",
         &["TM001 run_shell_command-1769936402000-ff66"],
     );
 }

@@ -10,7 +10,7 @@ use common::api::{code_ids, dialects, findings, repair_with, with_orphans};
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
-use toolmend::repair::{DuplicatePolicy, OrphanPolicy, RepairOptions};
+use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions};
 
 const SET: &str = "vercel-ai";
 
@@ -110,9 +110,9 @@ fn checker_rejects_the_broken_fixtures() {
         "dangling.json",
         "partial.json",
         "misplaced.json",
-        "reused_ids.json",
+        "reused-ids.json",
         "v4.json",
-        "approval_pending.json",
+        "approval-pending.json",
         "messages.jsonl",
     ] {
         assert!(
@@ -158,12 +158,12 @@ fn v4_messages_get_v4_results() {
 
 #[test]
 fn pending_approval_without_a_response_is_dangling() {
-    fixed("approval_pending.json", &["TM001 call_del"]);
+    fixed("approval-pending.json", &["TM001 call_del"]);
 }
 
 #[test]
 fn reused_ids_are_legal_until_one_is_left_unanswered() {
-    fixed("reused_ids.json", &["TM001 call_1"]);
+    fixed("reused-ids.json", &["TM001 call_1"]);
 }
 
 #[test]

@@ -1,9 +1,9 @@
-//! Pinned fixtures per dialect: for every `tests/fixtures/<dialect>/NAME.<ext>` the findings must
+//! Pinned fixtures per dialect: for every `fixtures/<dialect>/NAME.<ext>` the findings must
 //! equal `NAME.lint` (`line:column CODE call-id`, one per line) and the default repair must equal
 //! `NAME.repaired.<ext>` (or leave the file untouched when that file does not exist). The
-//! repaired file must lint without TM001/TM003 and repair to itself.
+//! repaired file must offer no safe fix any more (no `[*]`) and repair to itself.
 //!
-//! `TOOLMEND_BLESS=1 cargo test --test fixtures` rewrites the expected files (review the diff!).
+//! `TRYCMD=overwrite cargo test --test fixtures` rewrites the expected files (review the diff!).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,8 +12,18 @@ pub mod common;
 
 use common::api::{findings, repaired};
 use common::files;
+use toolmend::Applicability;
 
-const DIALECTS: &[&str] = &["openai-chat", "langchain", "claude-code"];
+/// Every fixture set but `cli` (the inputs of the command-line cases in `tests/cmd/`).
+fn sets() -> Vec<String> {
+    let mut sets: Vec<String> = fs::read_dir(files::dir(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "cli")
+        .collect();
+    sets.sort();
+    sets
+}
 
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
@@ -54,10 +64,14 @@ fn check(path: &Path) -> Vec<String> {
         files::check_repair_pinned(path, &bytes, &out),
     ];
     let mut problems: Vec<String> = checks.into_iter().filter_map(Result::err).collect();
-    let again = lint_lines(&name, &out);
-    if again.contains(" TM001 ") || again.contains(" TM003 ") {
+    let left: Vec<String> = findings(&name, &out)
+        .iter()
+        .filter(|f| f.fix.as_ref().map(|x| x.applicability) == Some(Applicability::Safe))
+        .map(|f| format!("{}:{} {}", f.line, f.column, f.code))
+        .collect();
+    if !left.is_empty() {
         problems.push(format!(
-            "{name}: still dangling or misplaced after repair:\n{again}"
+            "{name}: a safe fix is still offered after repair: {left:?}"
         ));
     }
     if repaired(&name, &out) != out {
@@ -70,12 +84,45 @@ fn check(path: &Path) -> Vec<String> {
 fn pinned_fixtures() {
     let mut problems = Vec::new();
     let mut count = 0;
-    for dialect in DIALECTS {
-        for path in inputs(&files::dir(dialect)) {
+    for set in sets() {
+        for path in inputs(&files::dir(&set)) {
             count += 1;
             problems.extend(check(&path));
         }
     }
     assert!(count >= 10, "only {count} fixtures found");
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// One naming style: lower-case kebab-case names, one input per name in a set (so each has its
+/// own `NAME.lint`), and every pinned file belongs to an input. An input may be a folder (an
+/// OpenCode storage, a Cline task); `SOURCES.md` says where a set's shapes come from.
+#[test]
+fn fixture_names_are_kebab_case_and_unique() {
+    let kebab = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    for set in sets().into_iter().chain(["cli".to_string()]) {
+        let names: Vec<String> = fs::read_dir(files::dir(&set))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "SOURCES.md")
+            .collect();
+        let stems: Vec<&str> = names
+            .iter()
+            .filter(|n| !n.contains(".repaired") && !n.ends_with(".lint"))
+            .map(|n| n.split('.').next().unwrap())
+            .collect();
+        for name in &names {
+            let stem = name.split('.').next().unwrap();
+            assert!(kebab(stem), "{set}/{name}: not kebab-case");
+            assert!(stems.contains(&stem), "{set}/{name}: pins no input");
+        }
+        let mut unique = stems.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), stems.len(), "{set}: two inputs share a name");
+    }
 }

@@ -11,11 +11,11 @@ pub mod common;
 
 use common::generate::*;
 use proptest::prelude::*;
-use toolmend::lint::{self, LintOptions};
-use toolmend::read::{Format, ReadOptions};
+use toolmend::Applicability;
+use toolmend::Options as LintOptions;
 use toolmend::render::{self, Totals};
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions};
-use toolmend::rules::Applicability;
+use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions};
+use toolmend::{Format, ReadOptions};
 
 fn fuzz_cases(default: u32) -> u32 {
     std::env::var("TOOLMEND_FUZZ_CASES")
@@ -107,14 +107,20 @@ fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
 
 /// The ways of reading a document the command line offers.
 fn read_modes() -> Vec<(&'static str, LintOptions)> {
-    let with = |format: Option<Format>, dialect: Option<&str>, at: Option<&str>| LintOptions {
-        read: ReadOptions {
+    let with = |format: Option<Format>, dialect: Option<&str>, at: Option<&str>| {
+        let mut read = ReadOptions {
             format,
-            dialect: dialect.and_then(toolmend::dialect::by_name),
+            dialect: None,
             at: at.map(str::to_string),
             max_line_bytes: 64 * 1024 * 1024,
-        },
-        ..LintOptions::default()
+        };
+        if let Some(name) = dialect {
+            assert!(toolmend::force_dialect(&mut read, name), "{name}");
+        }
+        LintOptions {
+            read,
+            ..LintOptions::default()
+        }
     };
     let mut modes = vec![
         ("log.json", with(None, None, None)),
@@ -159,9 +165,9 @@ fn unsafe_policies() -> Vec<RepairOptions> {
 /// Everything the tool does with one input; panics (caught by proptest) are the failures.
 fn exercise(bytes: &[u8]) -> Result<(), TestCaseError> {
     for (name, options) in read_modes() {
-        let a = lint::analyse(name, bytes, &options);
-        let findings = lint::findings(name, &a);
-        let _ = lint::tool_stats(&a);
+        let a = toolmend::analyse(name, bytes, &options);
+        let findings = a.findings(name);
+        let _ = a.tool_stats();
         for format in [
             render::Format::Human,
             render::Format::Json,
@@ -203,9 +209,9 @@ fn exercise(bytes: &[u8]) -> Result<(), TestCaseError> {
             prop_assert!(is_subsequence(bytes, &r.output), "safe repair lost bytes");
         }
         if options.read.at.is_none() {
-            let again = lint::analyse(name, &r.output, &options);
+            let again = toolmend::analyse(name, &r.output, &options);
             prop_assert!(
-                !repair::document(&r.output, &again, &RepairOptions::default()).changed,
+                !again.repair(&r.output, &RepairOptions::default()).changed,
                 "safe repair is not a fixed point ({name}, {:?})\ninput:\n{}\nrepaired:\n{}",
                 options.read,
                 String::from_utf8_lossy(bytes),
@@ -213,7 +219,7 @@ fn exercise(bytes: &[u8]) -> Result<(), TestCaseError> {
             );
         }
         for policy in unsafe_policies() {
-            let _ = repair::document(bytes, &a, &policy);
+            let _ = a.repair(bytes, &policy);
         }
     }
     Ok(())

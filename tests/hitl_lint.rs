@@ -1,7 +1,6 @@
 //! Lint rule TM008 over stored histories, and the batches `simulate` takes from them.
 
-use toolmend::batches;
-use toolmend::lint::{self, LintOptions};
+use toolmend::Options as LintOptions;
 use toolmend::simulate::{Mode, SetOptions};
 
 const HISTORY: &str = r#"{"messages": [
@@ -29,8 +28,8 @@ fn sets(direct: &[&str], guard: Option<&[&str]>) -> toolmend::simulate::ToolSets
 
 #[test]
 fn only_batches_of_two_or_more_calls() {
-    let a = lint::analyse("h.json", HISTORY.as_bytes(), &LintOptions::default());
-    let found = batches::batches("h.json", &a);
+    let a = toolmend::analyse("h.json", HISTORY.as_bytes(), &LintOptions::default());
+    let found = toolmend::find_batches("h.json", &a);
     assert_eq!(found.len(), 1);
     let names: Vec<&str> = found[0]
         .batch
@@ -51,8 +50,8 @@ fn only_batches_of_two_or_more_calls() {
 
 #[test]
 fn direct_sibling_is_flagged_and_the_guard_named() {
-    let a = lint::analyse("h.json", HISTORY.as_bytes(), &LintOptions::default());
-    let f = batches::hitl_findings(
+    let a = toolmend::analyse("h.json", HISTORY.as_bytes(), &LintOptions::default());
+    let f = toolmend::hitl_findings(
         "h.json",
         &a,
         &sets(&["ask_user_question", "send_email"], None),
@@ -76,7 +75,7 @@ fn direct_sibling_is_flagged_and_the_guard_named() {
     );
 
     // Without the interrupting tool in the guard set, the message says adding it would help.
-    let f = batches::hitl_findings(
+    let f = toolmend::hitl_findings(
         "h.json",
         &a,
         &sets(&["ask_user_question", "send_email"], Some(&[])),
@@ -90,6 +89,6 @@ fn direct_sibling_is_flagged_and_the_guard_named() {
 
 #[test]
 fn event_dispatched_sibling_is_safe() {
-    let a = lint::analyse("h.json", HISTORY.as_bytes(), &LintOptions::default());
-    assert!(batches::hitl_findings("h.json", &a, &sets(&["ask_user_question"], None)).is_empty());
+    let a = toolmend::analyse("h.json", HISTORY.as_bytes(), &LintOptions::default());
+    assert!(toolmend::hitl_findings("h.json", &a, &sets(&["ask_user_question"], None)).is_empty());
 }

@@ -17,9 +17,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolmend");
+pub mod common;
+
+use common::bin::{BIN, run, text};
 
 const USER: &str = r#"{"role":"user","content":"go"}"#;
 
@@ -40,24 +42,6 @@ fn lines(parts: &[&str]) -> Vec<u8> {
         out.push(b'\n');
     }
     out
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run toolmend")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// Is `small` a subsequence of `big` (every byte of it, in order)?
@@ -407,7 +391,7 @@ fn hostile_inputs() {
         let mut lint_args = vec!["lint", "--color", "never"];
         lint_args.extend(case.args);
         lint_args.push(file);
-        let lint = run(&lint_args, dir.path());
+        let lint = run(dir.path(), &lint_args);
         let said = text(&lint);
         if lint.status.code() != Some(case.lint_exit) {
             failures.push(format!(
@@ -429,7 +413,7 @@ fn hostile_inputs() {
         let mut repair_args = vec!["repair"];
         repair_args.extend(case.args);
         repair_args.push(file);
-        let repair = run(&repair_args, dir.path());
+        let repair = run(dir.path(), &repair_args);
         if repair.status.code() != Some(0) {
             failures.push(format!(
                 "{}: repair exit {:?}\n{}",
@@ -463,7 +447,7 @@ fn hostile_inputs() {
                 let mut relint = vec!["lint", "--select", "TM001,TM003"];
                 relint.extend(case.args);
                 relint.push(again);
-                let relint = run(&relint, dir.path());
+                let relint = run(dir.path(), &relint);
                 if relint.status.code() != Some(0) {
                     failures.push(format!(
                         "{}: lint after repair\n{}",
@@ -474,7 +458,7 @@ fn hostile_inputs() {
                 let mut check = vec!["repair", "--check"];
                 check.extend(case.args);
                 check.push(again);
-                if run(&check, dir.path()).status.code() != Some(0) {
+                if run(dir.path(), &check).status.code() != Some(0) {
                     failures.push(format!("{}: a second repair changes more", case.name));
                 }
             }
@@ -485,7 +469,7 @@ fn hostile_inputs() {
 
 #[test]
 fn max_line_bytes_default_is_documented() {
-    let help = run(&["lint", "--help"], Path::new("."));
+    let help = run(Path::new("."), &["lint", "--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("--max-line-bytes"), "{help}");
     assert!(help.contains("64 MiB"), "{help}");
@@ -501,6 +485,10 @@ fn escapes_log() -> Vec<u8> {
     b.extend_from_slice(
         b"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"raw\x1b[5m\x07\r\",\"function\":{\"name\":\"g\x1b]0;title\x07\"}}]}\n",
     );
+    // A right-to-left override that would show `send_email` reversed after it.
+    b.extend_from_slice(
+        "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"bidi\u{202e}liame_dnes\",\"function\":{\"name\":\"h\"}}]}\n".as_bytes(),
+    );
     b
 }
 
@@ -513,8 +501,8 @@ fn terminal_escapes_from_a_log_are_neutralised() {
     let file = path.to_str().unwrap();
     for format in ["human", "github"] {
         let o = run(
-            &["lint", "--color", "never", "--format", format, file],
             dir.path(),
+            &["lint", "--color", "never", "--format", format, file],
         );
         assert_eq!(o.status.code(), Some(1), "{format}: {}", text(&o));
         for bad in [0x1b_u8, 0x07, b'\r'] {
@@ -525,18 +513,23 @@ fn terminal_escapes_from_a_log_are_neutralised() {
             );
         }
         let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            !out.contains('\u{202e}'),
+            "{format}: raw bidi override in {out}"
+        );
+        assert!(out.contains(r"bidi\u{202e}liame_dnes"), "{format}: {out}");
         assert!(out.contains(r"\u{1b}[31mRED\u{7}\r\n"), "{format}: {out}");
         assert!(out.contains(r"raw\u{1b}[5m\u{7}\r"), "{format}: {out}");
         if format == "github" {
             // One annotation per finding, nothing split over lines.
-            assert_eq!(out.lines().count(), 2, "{out}");
+            assert_eq!(out.lines().count(), 3, "{out}");
             assert!(out.lines().all(|l| l.starts_with("::error file=")), "{out}");
         }
     }
-    let stats = run(&["lint", "--statistics", file], dir.path());
+    let stats = run(dir.path(), &["lint", "--statistics", file]);
     assert!(!stats.stdout.contains(&0x1b), "{}", text(&stats));
     for format in ["json", "jsonl", "sarif"] {
-        let o = run(&["lint", "--format", format, file], dir.path());
+        let o = run(dir.path(), &["lint", "--format", format, file]);
         let out = String::from_utf8(o.stdout).expect("UTF-8");
         let values: Vec<serde_json::Value> = if format == "jsonl" {
             out.lines()
@@ -550,7 +543,7 @@ fn terminal_escapes_from_a_log_are_neutralised() {
     }
     // Errors on standard error escape the file name too.
     let missing = dir.path().join("gone\x1b[2J.jsonl");
-    let o = run(&["lint", missing.to_str().unwrap()], dir.path());
+    let o = run(dir.path(), &["lint", missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!o.stderr.contains(&0x1b), "{}", text(&o));
     assert!(text(&o).contains(r"gone\u{1b}[2J.jsonl"), "{}", text(&o));
@@ -562,7 +555,7 @@ fn repair_keeps_raw_control_bytes() {
     let path = dir.path().join("esc.jsonl");
     let content = escapes_log();
     fs::write(&path, &content).unwrap();
-    let o = run(&["repair", path.to_str().unwrap()], dir.path());
+    let o = run(dir.path(), &["repair", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(is_subsequence(&content, &o.stdout));
     // Both ids answered, each copied exactly.
@@ -606,7 +599,7 @@ fn a_directory_with_unreadable_entries() {
     set_mode(&locked, 0o000);
     let root_user = is_root();
 
-    let o = run(&["lint", "--color", "never", "logs"], dir.path());
+    let o = run(dir.path(), &["lint", "--color", "never", "logs"]);
     let said = text(&o);
     assert_eq!(o.status.code(), Some(2), "{said}");
     assert!(said.contains("logs/a.jsonl:1:35: TM001"), "{said}");
@@ -633,7 +626,7 @@ fn a_directory_with_unreadable_entries() {
     assert_eq!(said.matches("a.jsonl:1:35").count(), 1, "{said}");
 
     // --in-place goes on past the broken entries too.
-    let o = run(&["repair", "--in-place", "logs"], dir.path());
+    let o = run(dir.path(), &["repair", "--in-place", "logs"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let fixed = fs::read_to_string(root.join("a.jsonl")).unwrap();
     assert!(fixed.contains(r#""tool_call_id":"c1""#), "{fixed}");
@@ -645,7 +638,7 @@ fn missing_paths_and_sockets_named_explicitly() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("ok.jsonl"), lines(&[USER])).unwrap();
     let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("s.sock")).unwrap();
-    let o = run(&["lint", "missing.jsonl", "s.sock", "ok.jsonl"], dir.path());
+    let o = run(dir.path(), &["lint", "missing.jsonl", "s.sock", "ok.jsonl"]);
     let said = text(&o);
     assert_eq!(o.status.code(), Some(2), "{said}");
     assert!(
@@ -762,7 +755,7 @@ fn heavy_a_200_mb_line_under_the_default_limit() {
         ],
     );
     drop(filler);
-    let o = run(&["lint", "--color", "never", "big.jsonl"], dir.path());
+    let o = run(dir.path(), &["lint", "--color", "never", "big.jsonl"]);
     let said = text(&o);
     assert_eq!(o.status.code(), Some(1), "{said}");
     assert!(
@@ -770,7 +763,7 @@ fn heavy_a_200_mb_line_under_the_default_limit() {
         "{said}"
     );
     assert!(said.contains("big.jsonl:2:35: TM001"), "{said}");
-    let o = run(&["repair", "big.jsonl", "-o", "out.jsonl"], dir.path());
+    let o = run(dir.path(), &["repair", "big.jsonl", "-o", "out.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let (a, b) = (
         fs::read(&path).unwrap(),
@@ -804,16 +797,16 @@ fn heavy_a_million_tool_calls_in_one_conversation() {
     fs::write(&path, &body).unwrap();
     let start = std::time::Instant::now();
     let o = run(
-        &["lint", "-q", "--format", "jsonl", "million.jsonl"],
         dir.path(),
+        &["lint", "-q", "--format", "jsonl", "million.jsonl"],
     );
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(o.stdout.iter().filter(|&&b| b == b'\n').count(), 500_000);
-    let o = run(&["repair", "million.jsonl", "-o", "out.jsonl"], dir.path());
+    let o = run(dir.path(), &["repair", "million.jsonl", "-o", "out.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let out = fs::read(dir.path().join("out.jsonl")).unwrap();
     assert!(is_subsequence(&body, &out));
-    let o = run(&["lint", "-q", "out.jsonl"], dir.path());
+    let o = run(dir.path(), &["lint", "-q", "out.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     eprintln!(
         "a million calls: lint, repair, lint in {:?}",

@@ -4,12 +4,12 @@
 pub mod common;
 
 use common::api::codes;
-use toolmend::lint::{self, LintOptions};
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions};
+use toolmend::Options as LintOptions;
+use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions};
 
 fn run(src: &str, name: &str, lint_opts: &LintOptions, opts: &RepairOptions) -> String {
-    let a = lint::analyse(name, src.as_bytes(), lint_opts);
-    String::from_utf8(repair::document(src.as_bytes(), &a, opts).output).unwrap()
+    let a = toolmend::analyse(name, src.as_bytes(), lint_opts);
+    String::from_utf8(a.repair(src.as_bytes(), opts).output).unwrap()
 }
 
 const MIXED: &str = r#"[

@@ -157,7 +157,7 @@ fn adjacent_moves_out_of_the_head_of_an_array() {
 fn an_early_copy_of_an_answered_result_is_not_moved() {
     let bytes = br#"[{"role":"tool","tool_call_id":"a","content":"early"},{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f"}}]},{"role":"tool","tool_call_id":"a","content":"ok"}]"#;
     let a = analyse("log.json", bytes);
-    let f = toolmend::lint::findings("log.json", &a);
+    let f = a.findings("log.json");
     assert_eq!(f.len(), 1);
     assert!(f[0].message.contains("answers no call"), "{}", f[0].message);
     assert!(!repair(bytes, &a).changed);

@@ -6,7 +6,7 @@
 //! files under `NAME.repaired/`), or leave the input byte-identical when there is none. A
 //! repaired fixture lints without TM001/TM003 and repairs to itself.
 //!
-//! `TOOLMEND_BLESS=1 cargo test --test readers2` rewrites the expected files (review the diff!).
+//! `TRYCMD=overwrite cargo test --test readers2` rewrites the expected files (review the diff!).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -165,17 +165,10 @@ fn opencode_sessions() {
         for (path, bytes) in &changed {
             let rel = path.strip_prefix(&real).unwrap();
             let want = expected_dir.join(rel);
-            if std::env::var_os("TOOLMEND_BLESS").is_some() {
+            if std::env::var("TRYCMD").is_ok_and(|v| v == "overwrite") {
                 fs::create_dir_all(want.parent().unwrap()).unwrap();
-                fs::write(&want, bytes).unwrap();
             }
-            if fs::read(&want).ok().as_deref() != Some(bytes.as_slice()) {
-                problems.push(format!(
-                    "{case}: {} differs from {}",
-                    rel.display(),
-                    want.display()
-                ));
-            }
+            problems.extend(files::check_pinned(&want, bytes).err());
         }
         // The repaired session: no unfinished tool left, and a second repair changes nothing.
         let dir = tempfile::tempdir().unwrap();

@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolmend::lint::{self, LintOptions};
-use toolmend::stream;
+use toolmend::Options as LintOptions;
 
 fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -24,7 +23,7 @@ fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn streaming_matches_whole_file_reading() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    jsonl_files(&root.join("tests/fixtures"), &mut files);
+    jsonl_files(&root.join("fixtures"), &mut files);
     jsonl_files(&root.join("../shared/corpus"), &mut files);
     files.sort();
     assert!(files.len() >= 10, "only {} JSON Lines files", files.len());
@@ -32,16 +31,16 @@ fn streaming_matches_whole_file_reading() {
     for path in files {
         let name = path.display().to_string();
         let bytes = std::fs::read(&path).unwrap();
-        let whole = lint::analyse(&name, &bytes, &options);
-        let streamed = stream::lint_lines(&name, std::io::Cursor::new(&bytes), &options).unwrap();
-        assert_eq!(lint::findings(&name, &whole), streamed.findings, "{name}");
+        let whole = toolmend::analyse(&name, &bytes, &options);
+        let streamed = toolmend::lint_lines(&name, std::io::Cursor::new(&bytes), &options).unwrap();
+        assert_eq!(whole.findings(&name), streamed.findings, "{name}");
         assert_eq!(
             whole.doc.conversations.len(),
             streamed.conversations,
             "{name}"
         );
         assert_eq!(whole.calls_checked, streamed.calls_checked, "{name}");
-        assert_eq!(lint::tool_stats(&whole), streamed.stats, "{name}");
+        assert_eq!(whole.tool_stats(), streamed.stats, "{name}");
     }
 }
 
@@ -49,9 +48,9 @@ fn streaming_matches_whole_file_reading() {
 fn a_tiny_read_buffer_changes_nothing() {
     let src = b"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}\r\nnot json\n{\"role\":\"user\",\"content\":\"x\"}";
     let options = LintOptions::default();
-    let whole = lint::analyse("t.jsonl", src, &options);
+    let whole = toolmend::analyse("t.jsonl", src, &options);
     let reader = std::io::BufReader::with_capacity(3, &src[..]);
-    let streamed = stream::lint_lines("t.jsonl", reader, &options).unwrap();
-    assert_eq!(lint::findings("t.jsonl", &whole), streamed.findings);
+    let streamed = toolmend::lint_lines("t.jsonl", reader, &options).unwrap();
+    assert_eq!(whole.findings("t.jsonl"), streamed.findings);
     assert_eq!(streamed.findings.len(), 2);
 }

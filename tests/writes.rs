@@ -4,22 +4,15 @@
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use toolmend::io::{Error, inputs, write};
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolmend");
+pub mod common;
+
+use common::bin::{BIN, run};
 
 const DANGLING: &str = "{\"role\":\"user\",\"content\":\"go\"}\n{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"function\":{\"name\":\"f\"}}]}\n";
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run toolmend")
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -53,7 +46,7 @@ fn in_place_keeps_permissions() {
     let p = dir.path().join("log.jsonl");
     fs::write(&p, DANGLING).unwrap();
     set_mode(&p, 0o640);
-    let o = run_in(dir.path(), &["repair", "--in-place", "log.jsonl"]);
+    let o = run(dir.path(), &["repair", "--in-place", "log.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(mode(&p), 0o640);
     let now = fs::read_to_string(&p).unwrap();
@@ -67,7 +60,7 @@ fn in_place_leaves_a_clean_file_untouched() {
     let p = dir.path().join("clean.jsonl");
     fs::write(&p, "{\"role\":\"user\",\"content\":\"hi\"}\n").unwrap();
     let before = fs::metadata(&p).unwrap();
-    let o = run_in(dir.path(), &["repair", "--in-place", "clean.jsonl"]);
+    let o = run(dir.path(), &["repair", "--in-place", "clean.jsonl"]);
     assert_eq!(o.status.code(), Some(0));
     let after = fs::metadata(&p).unwrap();
     assert_eq!(
@@ -114,7 +107,7 @@ fn a_read_only_file_is_refused_clearly() {
     let p = dir.path().join("ro.jsonl");
     fs::write(&p, DANGLING).unwrap();
     set_mode(&p, 0o444);
-    let o = run_in(dir.path(), &["repair", "--in-place", "ro.jsonl"]);
+    let o = run(dir.path(), &["repair", "--in-place", "ro.jsonl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("ro.jsonl: the file is read-only; not rewritten"),
@@ -137,7 +130,7 @@ fn a_read_only_directory_is_refused_clearly() {
     let p = sub.join("log.jsonl");
     fs::write(&p, DANGLING).unwrap();
     set_mode(&sub, 0o555);
-    let o = run_in(dir.path(), &["repair", "--in-place", "ro/log.jsonl"]);
+    let o = run(dir.path(), &["repair", "--in-place", "ro/log.jsonl"]);
     set_mode(&sub, 0o755);
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -156,7 +149,7 @@ fn a_symlink_is_followed_and_its_target_rewritten() {
     fs::write(&real, DANGLING).unwrap();
     let link = dir.path().join("link.jsonl");
     std::os::unix::fs::symlink("store/real.jsonl", &link).unwrap();
-    let o = run_in(
+    let o = run(
         dir.path(),
         &["repair", "--in-place", "--backup", ".bak", "link.jsonl"],
     );
@@ -180,7 +173,7 @@ fn backup_keeps_the_original_with_its_permissions() {
     let p = dir.path().join("log.jsonl");
     fs::write(&p, DANGLING).unwrap();
     set_mode(&p, 0o600);
-    let o = run_in(
+    let o = run(
         dir.path(),
         &["repair", "--in-place", "--backup", ".orig", "log.jsonl"],
     );
@@ -190,7 +183,7 @@ fn backup_keeps_the_original_with_its_permissions() {
     assert_eq!(mode(&backup), 0o600);
     assert_ne!(fs::read_to_string(&p).unwrap(), DANGLING);
     // --backup without --in-place is a usage error.
-    let o = run_in(dir.path(), &["repair", "--backup", ".x", "log.jsonl"]);
+    let o = run(dir.path(), &["repair", "--backup", ".x", "log.jsonl"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -269,7 +262,7 @@ fn output_to_a_directory_fails_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("in.jsonl"), DANGLING).unwrap();
     fs::create_dir(dir.path().join("target")).unwrap();
-    let o = run_in(dir.path(), &["repair", "in.jsonl", "-o", "target"]);
+    let o = run(dir.path(), &["repair", "in.jsonl", "-o", "target"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("target: cannot replace the file"),
@@ -278,7 +271,7 @@ fn output_to_a_directory_fails_cleanly() {
     );
     no_leftovers(dir.path());
     // And -o with an input that cannot be read creates nothing.
-    let o = run_in(dir.path(), &["repair", "missing.jsonl", "-o", "new.jsonl"]);
+    let o = run(dir.path(), &["repair", "missing.jsonl", "-o", "new.jsonl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!dir.path().join("new.jsonl").exists());
 }
@@ -286,7 +279,7 @@ fn output_to_a_directory_fails_cleanly() {
 #[test]
 fn in_place_refuses_standard_input_and_pipes() {
     let dir = tempfile::tempdir().unwrap();
-    let o = run_in(dir.path(), &["repair", "--in-place", "-"]);
+    let o = run(dir.path(), &["repair", "--in-place", "-"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--in-place cannot rewrite standard input"));
     let err = write::in_place(Path::new("/dev/null"), b"", b"x", None).unwrap_err();

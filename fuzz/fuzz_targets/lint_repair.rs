@@ -5,16 +5,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolmend::analysis::Defect;
-use toolmend::lint::{self, LintOptions};
 use toolmend::render::{self, Totals};
-use toolmend::repair::{self, OrphanPolicy, RepairOptions};
-use toolmend::rules::Applicability;
+use toolmend::{Applicability, Options as LintOptions, OrphanPolicy, RepairOptions};
 
 fuzz_target!(|bytes: &[u8]| {
     for name in ["log.json", "log.jsonl"] {
-        let a = lint::analyse(name, bytes, &LintOptions::default());
-        let findings = lint::findings(name, &a);
+        let a = toolmend::analyse(name, bytes, &LintOptions::default());
+        let findings = a.findings(name);
         let mut out = Vec::new();
         render::findings(
             render::Format::Human,
@@ -26,7 +23,7 @@ fuzz_target!(|bytes: &[u8]| {
         )
         .unwrap();
         assert!(!out.contains(&0x1b), "ESC reached the terminal");
-        let r = repair::document(bytes, &a, &RepairOptions::default());
+        let r = a.repair(bytes, &RepairOptions::default());
         let fixable = findings.iter().any(|f| {
             f.fix
                 .as_ref()
@@ -35,15 +32,13 @@ fuzz_target!(|bytes: &[u8]| {
         if !fixable {
             assert_eq!(r.output, bytes, "changed with nothing safely fixable");
         }
-        let moves = a.defects.iter().flatten().any(|d| {
-            matches!(
-                d,
-                Defect::Misplaced { .. }
-                    | Defect::Orphan {
-                        later_call: Some(_),
-                        ..
-                    }
-            )
+        // A result moves only for TM003, or for TM002 whose safe fix is a move.
+        let moves = findings.iter().any(|f| {
+            f.code == "TM003"
+                || (f.code == "TM002"
+                    && f.fix
+                        .as_ref()
+                        .is_some_and(|x| x.applicability == Applicability::Safe))
         });
         if !moves {
             let mut it = r.output.iter();
@@ -57,6 +52,6 @@ fuzz_target!(|bytes: &[u8]| {
             reid: true,
             ..RepairOptions::default()
         };
-        let _ = repair::document(bytes, &a, &unsafe_policy);
+        let _ = a.repair(bytes, &unsafe_policy);
     }
 });

@@ -4,8 +4,6 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
-use toolmend::render::Format;
-
 /// Find and repair broken tool-call pairing in stored LLM conversation logs.
 #[derive(Debug, Parser)]
 #[command(name = "toolmend", version, about, long_about = None)]
@@ -90,14 +88,42 @@ pub enum InputFormat {
     Jsonl,
 }
 
+/// The output formats for findings (the library's `render::Format`, as a flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Readable lines with a summary (coloured on a terminal).
+    Human,
+    /// One JSON array of finding objects.
+    Json,
+    /// One finding object per line.
+    Jsonl,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+impl From<OutputFormat> for toolmend::render::Format {
+    fn from(f: OutputFormat) -> Self {
+        use toolmend::render::Format;
+        match f {
+            OutputFormat::Human => Format::Human,
+            OutputFormat::Json => Format::Json,
+            OutputFormat::Jsonl => Format::Jsonl,
+            OutputFormat::Github => Format::Github,
+            OutputFormat::Sarif => Format::Sarif,
+        }
+    }
+}
+
 /// `toolmend lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
     /// Colour the human format.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -123,7 +149,7 @@ pub struct LintArgs {
     pub hitl: HitlArgs,
 }
 
-/// The tool sets of the batch-replay model (SPEC §6), for TM008 and `simulate`.
+/// The tool sets of the batch-replay model, for TM008 and `simulate`.
 #[derive(Debug, Args)]
 pub struct HitlArgs {
     /// Tools whose body calls interrupt() (e.g. ask_user_question). For `lint`, giving this
@@ -159,7 +185,7 @@ pub enum ModeArg {
 pub enum SimFormat {
     /// Per call started/completed under each strategy, double executions highlighted.
     Table,
-    /// The SPEC §6 JSON object.
+    /// One JSON object: per batch, per strategy, the runs of every call.
     Json,
     /// Mermaid sequence diagrams of the passes (Markdown).
     Mermaid,
@@ -172,7 +198,7 @@ pub struct SimulateArgs {
     /// Histories: every model message with two or more tool calls is a batch.
     #[arg(value_name = "HISTORY")]
     pub histories: Vec<PathBuf>,
-    /// A scenario file (SPEC §6 JSON: mode, direct, interrupting, guard, approval, calls).
+    /// A scenario file (JSON: mode, direct, interrupting, guard, approval, calls).
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
     /// An ad-hoc batch: tool names in call order (ids c1, c2, …).

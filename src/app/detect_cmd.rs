@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 
 use anyhow::Result;
 
-use toolmend::read;
+use toolmend::Format;
 use toolmend::render::escape_control as esc;
 
 use super::args::DetectArgs;
@@ -19,9 +19,9 @@ pub fn run(a: DetectArgs) -> Result<Status> {
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };
-        let doc = read::read(&input.name, &loaded, &options.read);
+        let doc = toolmend::detect(&input.name, &loaded, &options);
         let format = match doc.format {
-            Some(read::Format::Lines) => "JSON Lines",
+            Some(Format::Lines) => "JSON Lines",
             _ => "JSON",
         };
         writeln!(out, "{} ({format})", esc(&input.name))?;

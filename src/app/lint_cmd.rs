@@ -6,13 +6,9 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, anyhow};
 
-use toolmend::finding::Finding;
-use toolmend::lint::{self, LintOptions, ToolStats};
-use toolmend::read::Format;
 use toolmend::render::{self, Totals};
-use toolmend::rules::{self, Rule};
 use toolmend::simulate::ToolSets;
-use toolmend::stream;
+use toolmend::{Finding, Format, Options as LintOptions, Rule, ToolStats};
 
 use super::args::LintArgs;
 use toolmend::io::inputs;
@@ -25,9 +21,9 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let selected: Vec<Rule> = if a.select.is_empty() {
         Rule::ALL.to_vec()
     } else {
-        rules::select(&a.select).map_err(|e| anyhow!(e))?
+        toolmend::select_rules(&a.select).map_err(|e| anyhow!(e))?
     };
-    let ignored = rules::select(&a.ignore).map_err(|e| anyhow!(e))?;
+    let ignored = toolmend::select_rules(&a.ignore).map_err(|e| anyhow!(e))?;
     // TM008 is on only when interrupting tools are named (plain lint stays quiet).
     let hitl = a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl));
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
@@ -65,9 +61,16 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let color = stdout_color(a.color);
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.statistics {
-        render::statistics(a.format, &stats, &mut out)?;
+        render::statistics(a.format.into(), &stats, &mut out)?;
     } else {
-        render::findings(a.format, &findings, &totals, color, a.quiet, &mut out)?;
+        render::findings(
+            a.format.into(),
+            &findings,
+            &totals,
+            color,
+            a.quiet,
+            &mut out,
+        )?;
     }
     out.flush()?;
     drop(out);
@@ -107,14 +110,14 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             Some(p) => {
                 let file = std::fs::File::open(p)
                     .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?;
-                stream::lint_lines(
+                toolmend::lint_lines(
                     &input.name,
                     std::io::BufReader::with_capacity(1 << 16, file),
                     options,
                 )
                 .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?
             }
-            None => stream::lint_lines(&input.name, std::io::stdin().lock(), options)
+            None => toolmend::lint_lines(&input.name, std::io::stdin().lock(), options)
                 .context("cannot read standard input")?,
         };
         let mut detections: Vec<String> = report
@@ -140,7 +143,7 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         Some(a) => a.bytes.clone(),
         None => inputs::load(input)?,
     };
-    let analysed = lint::analyse(&input.name, &loaded, options);
+    let analysed = toolmend::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
     detections.extend(analysed.doc.conversations.iter().map(|c| {
         format!(
@@ -152,13 +155,9 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
             c.detection
         )
     }));
-    let mut findings = lint::findings(&input.name, &analysed);
+    let mut findings = analysed.findings(&input.name);
     if let Some(sets) = hitl {
-        findings.extend(toolmend::batches::hitl_findings(
-            &input.name,
-            &analysed,
-            sets,
-        ));
+        findings.extend(toolmend::hitl_findings(&input.name, &analysed, sets));
         findings.sort_by_key(|f| (f.line, f.column, f.rule));
     }
     if let Some(a) = &assembled {
@@ -168,7 +167,7 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         findings,
         conversations: analysed.doc.conversations.len(),
         calls: analysed.calls_checked,
-        stats: lint::tool_stats(&analysed),
+        stats: analysed.tool_stats(),
         detections,
     })
 }

@@ -9,11 +9,10 @@ mod simulate_cmd;
 
 use std::io::{IsTerminal, Write};
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, bail};
 
 use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
-use toolmend::lint::LintOptions;
-use toolmend::read::{Format, ReadOptions};
+use toolmend::{Format, Options as LintOptions, ReadOptions};
 
 /// Exit statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,31 +90,31 @@ pub fn load(
 
 /// Library options from the input arguments.
 pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
-    let dialect = match &a.dialect {
-        Some(name) => Some(toolmend::dialect::by_name(name).ok_or_else(|| {
-            anyhow!(
-                "unknown dialect `{name}` (expected one of: {})",
-                toolmend::dialect::names().join(", ")
-            )
-        })?),
-        None => None,
+    let mut read = ReadOptions {
+        dialect: None,
+        at: a.at.clone(),
+        max_line_bytes: a.max_line_bytes,
+        format: a.input_format.map(|f| match f {
+            InputFormat::Json => Format::Json,
+            InputFormat::Jsonl => Format::Lines,
+        }),
     };
+    if let Some(name) = &a.dialect
+        && !toolmend::force_dialect(&mut read, name)
+    {
+        bail!(
+            "unknown dialect `{name}` (expected one of: {})",
+            toolmend::dialect_names().join(", ")
+        );
+    }
     Ok(LintOptions {
-        read: ReadOptions {
-            dialect,
-            at: a.at.clone(),
-            max_line_bytes: a.max_line_bytes,
-            format: a.input_format.map(|f| match f {
-                InputFormat::Json => Format::Json,
-                InputFormat::Jsonl => Format::Lines,
-            }),
-        },
+        read,
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
     })
 }
 
-/// The replay model's tool sets from flags (SPEC §6 defaults applied).
+/// The replay model's tool sets from flags (the replay model's defaults applied).
 pub fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
     toolmend::simulate::SetOptions {
         mode: a.mode.map(|m| match m {
@@ -155,19 +154,15 @@ pub fn say(line: std::fmt::Arguments<'_>) {
 fn rules() -> Result<Status> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{:<6} {:<28} {:<8} fix", "code", "name", "severity")?;
-    for r in toolmend::rules::Rule::ALL {
-        let fix = match r.fix() {
-            Some(toolmend::rules::Applicability::Safe) => "safe",
-            Some(toolmend::rules::Applicability::Unsafe) => "unsafe",
-            None => "none",
-        };
+    for r in toolmend::RULES {
         writeln!(
             out,
-            "{:<6} {:<28} {:<8} {fix:<7} {}",
-            r.code(),
-            r.name(),
-            format!("{:?}", r.severity()).to_lowercase(),
-            r.summary()
+            "{:<6} {:<28} {:<8} {:<11} {}",
+            r.code,
+            r.name,
+            format!("{:?}", r.severity).to_lowercase(),
+            r.fixes.label(),
+            r.summary
         )?;
     }
     Ok(Status::Clean)

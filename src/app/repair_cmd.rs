@@ -4,8 +4,9 @@ use std::io::{BufWriter, Write};
 
 use anyhow::{Result, bail};
 
-use toolmend::lint;
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
+use toolmend::{
+    Analysed, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER,
+};
 
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
 use toolmend::io::write;
@@ -81,8 +82,8 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };
-        let analysed = lint::analyse(&input.name, &loaded, &lint_opts);
-        let repaired = repair::document(&loaded, &analysed, &options);
+        let analysed = toolmend::analyse(&input.name, &loaded, &lint_opts);
+        let repaired = analysed.repair(&loaded, &options);
         changed_any |= repaired.changed;
         if !a.quiet {
             report(&input.name, &analysed, &repaired, inputs.len() == 1);
@@ -145,14 +146,14 @@ type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
 fn repair_session(
     session: &toolmend::io::opencode::Session,
     a: &RepairArgs,
-    lint_opts: &lint::LintOptions,
+    lint_opts: &toolmend::Options,
     options: &RepairOptions,
     errors: &mut Vec<anyhow::Error>,
 ) -> Option<Vec<ChangedFile>> {
     let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
     let name = session.name();
-    let analysed = lint::analyse(&name, &assembled.bytes, lint_opts);
-    let repaired = repair::document(&assembled.bytes, &analysed, options);
+    let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
+    let repaired = analysed.repair(&assembled.bytes, options);
     if !a.quiet {
         report(&name, &analysed, &repaired, true);
     }
@@ -177,7 +178,7 @@ fn repair_session(
 }
 
 /// Findings of a document, and how many of them the repair fixed.
-fn counts(analysed: &lint::Analysed, repaired: &repair::Repaired) -> (usize, usize) {
+fn counts(analysed: &Analysed, repaired: &Repaired) -> (usize, usize) {
     let total: usize =
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
@@ -195,7 +196,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, analysed: &lint::Analysed, repaired: &repair::Repaired) {
+    fn add(&mut self, analysed: &Analysed, repaired: &Repaired) {
         let (total, fixed) = counts(analysed, repaired);
         self.files += 1;
         self.changed += usize::from(repaired.changed);
@@ -206,7 +207,7 @@ impl Tally {
 }
 
 /// What was done to one document (a clean one is only mentioned when it is the only input).
-fn report(name: &str, analysed: &lint::Analysed, repaired: &repair::Repaired, alone: bool) {
+fn report(name: &str, analysed: &Analysed, repaired: &Repaired, alone: bool) {
     let name = toolmend::render::escape_control(name);
     let (total, fixed) = counts(analysed, repaired);
     if total == 0 {

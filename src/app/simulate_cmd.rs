@@ -5,12 +5,10 @@ use std::io::Write;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use toolmend::batches;
-use toolmend::lint::{self, LintOptions};
-use toolmend::read::ReadOptions;
 use toolmend::simulate::{
     Batch, BatchCall, Report, Strategy, parse_scenario, render_mermaid, render_table,
 };
+use toolmend::{Options as LintOptions, ReadOptions};
 
 use super::args::{SimFormat, SimulateArgs};
 
@@ -36,30 +34,28 @@ pub fn run(a: SimulateArgs) -> Result<Status> {
         if a.histories.is_empty() {
             bail!("nothing to simulate: give HISTORY files, --spec FILE or --calls NAMES");
         }
-        let dialect = match &a.dialect {
-            Some(name) => Some(
-                toolmend::dialect::by_name(name)
-                    .ok_or_else(|| anyhow!("unknown dialect `{name}`"))?,
-            ),
-            None => None,
-        };
-        let options = LintOptions {
+        let mut options = LintOptions {
             read: ReadOptions {
-                dialect,
+                dialect: None,
                 at: a.at.clone(),
                 max_line_bytes: 64 * 1024 * 1024,
                 format: None,
             },
             ..LintOptions::default()
         };
+        if let Some(name) = &a.dialect
+            && !toolmend::force_dialect(&mut options.read, name)
+        {
+            bail!("unknown dialect `{name}`");
+        }
         let (list, errs) = super::expand(&a.histories)?;
         errors = errs;
         let mut found = Vec::new();
         for input in &list {
             if let Some(loaded) = super::load(input, &mut errors) {
-                let analysed = lint::analyse(&input.name, &loaded, &options);
+                let analysed = toolmend::analyse(&input.name, &loaded, &options);
                 found.extend(
-                    batches::batches(&input.name, &analysed)
+                    toolmend::find_batches(&input.name, &analysed)
                         .into_iter()
                         .map(|f| f.batch),
                 );

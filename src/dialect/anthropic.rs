@@ -12,9 +12,9 @@
 //! it, and no existing byte changes.
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, role_message, string};
 use super::layout::{member_names, ordered, sorts_keys};
@@ -261,7 +261,7 @@ pub(super) fn new_user_message(cx: &RepairCx<'_>, blocks: Vec<J>) -> Edit {
 }
 
 /// Insert `blocks` into the content array of the user message `next` at the element index
-/// chosen by `position` (after its existing results; the front with the seed profile's
+/// chosen by `position` (after its existing results; the front with `--profile deerflow`'s
 /// `before_results`), in the array's own layout. `None` when its content is not an array.
 pub(super) fn merge_blocks(
     cx: &RepairCx<'_>,

@@ -8,9 +8,9 @@
 //! user and assistant turns to alternate, which both keep).
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::anthropic::{content_blocks, merge_blocks, new_user_message, sample_block};
 use super::common::{object_at, role_message, string};

@@ -15,9 +15,9 @@
 mod placeholder;
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};

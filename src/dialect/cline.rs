@@ -28,9 +28,9 @@
 use std::collections::HashSet;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree, parse};
 use crate::model::{Conversation, Message, Role};
-use crate::repair::{Edit, RepairCx};
 
 use super::{Anthropic, Dialect, ReadCx};
 

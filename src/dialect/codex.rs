@@ -24,9 +24,9 @@
 //! call left dangling before one would not be replayed; it is still reported.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::Message;
-use crate::repair::{Edit, RepairCx};
 
 use super::layout::{member_names, order_keys};
 use super::openai_responses::{
@@ -115,6 +115,10 @@ impl Dialect for CodexRollout {
 
     fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
         insert_outputs(self, cx, calls)
+    }
+
+    fn can_note(&self) -> bool {
+        true
     }
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {

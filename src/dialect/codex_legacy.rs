@@ -10,9 +10,9 @@
 //! and the `record_type` lines are bookkeeping the model never sees: they are passed through.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::Message;
-use crate::repair::{Edit, RepairCx};
 
 use super::openai_responses::{insert_outputs, output_for, output_item};
 use super::{Dialect, OpenAiResponses, ReadCx};

@@ -7,9 +7,9 @@
 //! a content. Such keys only steer the analysis; they are never written out.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, object_at, string};
 use super::layout::{append_to_array, compact, member_names, order_keys, role_object};
@@ -150,6 +150,10 @@ impl Dialect for Gemini {
         }
         let content = role_object(cx, cx.owner, "user", "parts", J::Arr(parts));
         Some(vec![cx.insert_after(cx.owner, &[content])])
+    }
+
+    fn can_note(&self) -> bool {
+        true
     }
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {

@@ -13,9 +13,9 @@
 //! does not consult it either.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Message, Role};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;

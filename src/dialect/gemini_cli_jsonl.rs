@@ -19,9 +19,9 @@
 //! are shown in the terminal and never sent to the model; they are passed through.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::Message;
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, object_at};
 use super::{Dialect, GeminiCli, ReadCx, RecordOp};

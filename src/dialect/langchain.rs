@@ -4,11 +4,12 @@
 //! providers are sent as calls too); results are ToolMessages with `tool_call_id`.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::RepairCx;
 
 use super::common::string;
+use super::openai_chat::orphan_note_text;
 use super::{Dialect, ReadCx};
 
 /// The LangChain / LangGraph dialect.
@@ -211,6 +212,36 @@ impl Dialect for LangChain {
                     ("kwargs", J::Obj(fields)),
                 ])
             }
+        })
+    }
+
+    fn can_note(&self) -> bool {
+        true
+    }
+
+    /// An orphan ToolMessage becomes a HumanMessage in the same on-disk form, keeping its
+    /// content.
+    fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
+        let tree = cx.reparse(msg)?;
+        let (form, _) = form(&tree, tree.root())?;
+        let text = orphan_note_text(cx, msg)?;
+        let fields = || J::obj([("content", J::str(text.clone())), ("type", J::str("human"))]);
+        Some(match form {
+            Form::Data => J::obj([("type", J::str("human")), ("data", fields())]),
+            Form::Flat => J::obj([("type", J::str("human")), ("content", J::str(text))]),
+            Form::Constructor => J::obj([
+                ("lc", J::Raw("1".into())),
+                ("type", J::str("constructor")),
+                (
+                    "id",
+                    J::Arr(
+                        ["langchain", "schema", "messages", "HumanMessage"]
+                            .map(J::str)
+                            .to_vec(),
+                    ),
+                ),
+                ("kwargs", fields()),
+            ]),
         })
     }
 

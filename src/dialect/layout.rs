@@ -2,9 +2,9 @@
 //! copied from the file's own objects, sorted keys where the file sorts them, and items
 //! appended to an array in its own layout.
 
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::Message;
-use crate::repair::{Edit, RepairCx};
 
 /// The member names of object `node`, in source order.
 pub(super) fn member_names(tree: &Tree<'_>, node: NodeId) -> Vec<String> {

@@ -20,9 +20,9 @@ mod opencode;
 mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Conversation, Message, Pos, Span, pointer_token};
-use crate::repair::{Edit, RepairCx};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
@@ -97,6 +97,11 @@ pub trait Dialect: Sync {
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let _ = (cx, msg);
         None
+    }
+
+    /// Whether [`Dialect::note`] is written for this dialect (so `--orphans note` is offered).
+    fn can_note(&self) -> bool {
+        false
     }
 
     /// The provider's own words for a defect (quoted in the finding's message), if known.

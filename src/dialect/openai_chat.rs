@@ -2,9 +2,9 @@
 //! carrying `tool_call_id`, in the contiguous run right after the assistant message.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::RepairCx;
 
 use super::common::{role_message, string};
 use super::layout::member_names;
@@ -82,6 +82,10 @@ impl Dialect for OpenAiChat {
         Some(J::Obj(fields))
     }
 
+    fn can_note(&self) -> bool {
+        true
+    }
+
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         orphan_note(cx, msg, "role", "user")
     }
@@ -123,13 +127,22 @@ fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
 }
 
 /// Turn an orphan result message into a plain note that keeps its content: `{role_key:
-/// note_role, "content": "Tool result for unknown call <id>: <content>"}`.
+/// note_role, "content": "[toolmend: tool result for unknown call <id>] <content>"}`.
 pub(crate) fn orphan_note(
     cx: &RepairCx<'_>,
     msg: &Message,
     role_key: &str,
     note_role: &str,
 ) -> Option<J> {
+    Some(J::obj([
+        (role_key, J::str(note_role)),
+        ("content", J::str(orphan_note_text(cx, msg)?)),
+    ]))
+}
+
+/// The text of a note replacing an orphan result message: its call id and its `content`
+/// (found at the top level, or under LangChain's `data` or `kwargs`).
+pub(crate) fn orphan_note_text(cx: &RepairCx<'_>, msg: &Message) -> Option<String> {
     let tree = cx.reparse(msg)?;
     let root = tree.root();
     let inner = tree
@@ -142,13 +155,7 @@ pub(crate) fn orphan_note(
         Kind::String => tree.str(content)?.into_owned(),
         _ => tree.raw_str(content).into_owned(),
     };
-    Some(J::obj([
-        (role_key, J::str(note_role)),
-        (
-            "content",
-            J::str(format!(
-                "[toolmend: tool result for unknown call {id}] {text}"
-            )),
-        ),
-    ]))
+    Some(format!(
+        "[toolmend: tool result for unknown call {id}] {text}"
+    ))
 }

@@ -35,9 +35,9 @@
 //! unknown item fields.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::string;
 use super::layout::{keys_sorted, member_names, ordered};
@@ -257,6 +257,10 @@ impl Dialect for OpenAiResponses {
         insert_outputs(self, cx, calls)
     }
 
+    fn can_note(&self) -> bool {
+        true
+    }
+
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
         let text = note_text(cx, msg, false)?;
         let tree = cx.reparse(msg)?;
@@ -435,4 +439,23 @@ pub(crate) fn provider_error(defect: &Defect) -> Option<String> {
         Defect::DuplicateResult { .. } => "OpenAI would reject this when both copies carry the same item id: \"Duplicate item found with id fco_…. Remove duplicate items from your input and try again.\"".into(),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    #[test]
+    fn chat_messages_and_message_items_are_never_claimed() {
+        let chat = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]"#;
+        let tree = parse(chat).unwrap();
+        for node in tree.children(tree.root()) {
+            assert_eq!(OpenAiResponses.claims(&tree, node), None);
+        }
+        // An item with a role is a message, never claimed: only call, output, reasoning and
+        // server items are.
+        let message = parse(br#"{"type":"message","role":"assistant","content":[]}"#).unwrap();
+        assert_eq!(OpenAiResponses.claims(&message, message.root()), None);
+    }
 }

@@ -26,9 +26,9 @@
 //! deterministic.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Conversation, Message, Role};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{object_at, string};
 use super::{Dialect, ReadCx};

@@ -9,9 +9,9 @@
 //! does; that lookup needs the whole message list, so it is made in JSON documents only.
 
 use crate::analysis::{CallAt, Defect, Window};
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
-use crate::repair::{Edit, RepairCx};
 
 use super::common::{array_at, string};
 use super::layout::{append_to_array, compact, role_object};
@@ -119,6 +119,10 @@ impl Dialect for VercelAi {
             .unwrap_or(cx.owner);
         let message = role_object(cx, model, "tool", "content", J::Arr(parts));
         Some(vec![cx.insert_after(cx.anchor, &[message])])
+    }
+
+    fn can_note(&self) -> bool {
+        true
     }
 
     fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {

@@ -6,7 +6,7 @@
 use std::io::{self, BufRead};
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, RecordOp, ThreadMemory};
-use crate::json::{Kind, NodeBuf, Tree, parse_into};
+use crate::json::{ErrorKind, Kind, NodeBuf, Tree, parse_into};
 use crate::locate;
 use crate::model::{Container, Conversation, Foreign, Message};
 
@@ -109,7 +109,7 @@ impl<'o> LinesReader<'o> {
             Ok(t) => t,
             Err(e) => {
                 let (_, column) = crate::json::line_col(text, e.offset);
-                let what = if last && e.message.contains("truncated") {
+                let what = if last && e.kind == ErrorKind::Truncated {
                     "truncated final line"
                 } else {
                     "invalid JSON"

@@ -4,7 +4,7 @@
 mod lines;
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
-use crate::json::{NodeId, Tree, parse};
+use crate::json::{ErrorKind, NodeId, Tree, parse};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
 
@@ -157,7 +157,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
-            let hint = if e.message.contains("after the JSON value") {
+            let hint = if e.kind == ErrorKind::TrailingCharacters {
                 " (several JSON values: if this is JSON Lines, say so with --input-format jsonl)"
             } else {
                 ""

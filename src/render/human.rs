@@ -7,25 +7,9 @@ use colored::Colorize;
 
 use crate::finding::Finding;
 use crate::rules::{Rule, Severity};
+use crate::terminal::escape_control;
 
 use super::Totals;
-
-/// Make text safe for a terminal: control characters (ESC, CR, BEL…) become visible escapes,
-/// so nothing from a log can move the cursor or recolour the screen.
-pub fn escape_control(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| match c {
-            '\n' => "\\n".to_string(),
-            '\t' => "\\t".to_string(),
-            '\r' => "\\r".to_string(),
-            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
-            c => c.to_string(),
-        })
-        .collect()
-}
 
 pub(super) fn render(
     findings: &[Finding],
@@ -102,15 +86,4 @@ pub fn summary_line(findings: &[Finding], totals: &Totals) -> String {
         plural(findings.len(), "finding", "findings"),
         parts.join(", ")
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(escape_control("a\u{1b}[31mb\r"), "a\\u{1b}[31mb\\r");
-        assert_eq!(escape_control("plain"), "plain");
-    }
 }

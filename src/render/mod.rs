@@ -13,10 +13,11 @@ use std::io::{self, Write};
 use crate::finding::Finding;
 use crate::lint::ToolStats;
 
-pub use human::{escape_control, summary_line};
+pub use crate::terminal::escape_control;
+pub use human::summary_line;
 
 /// The output formats for findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Readable lines with a summary (coloured on a terminal).
     Human,

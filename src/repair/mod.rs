@@ -4,72 +4,18 @@
 //! by default; unsafe ones (dropping or converting orphans, resolving duplicates, re-id) only
 //! when a policy asks. Every byte outside the edits is kept.
 
-mod cx;
-mod edit;
-
 use std::collections::BTreeMap;
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::dialect::Dialect;
+use crate::fix::fix_for;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
+use crate::rules::Applicability;
 
-pub use cx::RepairCx;
-pub use edit::{Edit, EditSet};
-
-/// The seed's placeholder text.
-pub const SEED_PLACEHOLDER: &str = "[Tool call was interrupted and did not return a result.]";
-
-/// What to do with orphan results (TM002).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OrphanPolicy {
-    /// Leave them (default).
-    #[default]
-    Keep,
-    /// Delete them (unsafe).
-    Drop,
-    /// Turn them into a plain note that keeps their content (unsafe).
-    Note,
-}
-
-/// Which of several results for one call to keep (TM004).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DuplicatePolicy {
-    /// Keep the first result, drop the later ones.
-    KeepFirst,
-    /// Keep the last result, in the place of the first.
-    KeepLast,
-}
-
-/// Options of a repair.
-#[derive(Debug, Clone)]
-pub struct RepairOptions {
-    /// Placeholder text template (`{id}`, `{name}`).
-    pub placeholder: String,
-    /// Add a synthetic marker field where the dialect allows extra fields.
-    pub mark_synthetic: bool,
-    /// Orphan policy.
-    pub orphans: OrphanPolicy,
-    /// Duplicate-result policy (`None`: leave duplicates).
-    pub duplicates: Option<DuplicatePolicy>,
-    /// Give a later duplicate call id (TM005) a new deterministic id, with its result.
-    pub reid: bool,
-    /// Seed compatibility: placeholders right after the calling message, before its results.
-    pub before_results: bool,
-}
-
-impl Default for RepairOptions {
-    fn default() -> Self {
-        RepairOptions {
-            placeholder: SEED_PLACEHOLDER.to_string(),
-            mark_synthetic: false,
-            orphans: OrphanPolicy::Keep,
-            duplicates: None,
-            reid: false,
-            before_results: false,
-        }
-    }
-}
+pub use crate::edit::{
+    DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
+};
 
 /// What the repair of one conversation fixed.
 #[derive(Debug, Default)]
@@ -91,10 +37,19 @@ pub struct Repaired {
     pub placeholders: usize,
     /// Defects fixed by the first round, per conversation (indices into each defect list).
     pub fixed: Vec<Vec<usize>>,
-    /// Defects fixed by further rounds (see [`document`]).
+    /// Defects fixed by further rounds (fixes held back by a conflict in an earlier round).
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
+}
+
+impl Analysed {
+    /// Repair the document `src` this analysis was made of: the safe fixes, and the unsafe
+    /// ones `options` ask for. Fixes that conflict in one round are made in the next, over the
+    /// repaired bytes, so repairing the output again changes nothing.
+    pub fn repair(&self, src: &[u8], options: &RepairOptions) -> Repaired {
+        document(src, self, options)
+    }
 }
 
 /// Rounds of repair at most (see [`document`]).
@@ -203,7 +158,7 @@ pub fn plan(
     {
         return plan;
     }
-    let sample = cx::first_result(conv);
+    let sample = crate::edit::first_result(conv);
     // A context for the calling message `owner`, inserting after message `anchor`.
     let cx_at = |owner: usize, anchor: usize| -> RepairCx<'_> {
         RepairCx {
@@ -216,7 +171,7 @@ pub fn plan(
             sample,
         }
     };
-    // Results go after the owner's answer window (or right after it, for the seed profile).
+    // Results go after the owner's answer window (or right after it, for `--profile deerflow`).
     let cx_for = |owner: usize| -> RepairCx<'_> {
         let anchor = if options.before_results {
             owner
@@ -227,6 +182,13 @@ pub fn plan(
     };
     // A context placed at one message, for the fixes that replace or remove it.
     let plain_cx = |at: usize| cx_at(at, at);
+    // Only the fixes `lint` offers, each in the pass of its applicability.
+    let offered: Vec<Option<Applicability>> = defects
+        .iter()
+        .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
+        .collect();
+    let safe = |i: usize| offered[i] == Some(Applicability::Safe);
+    let unsafe_ = |i: usize| offered[i] == Some(Applicability::Unsafe);
 
     // Safe: moves into the window first (they go right after the existing results), then
     // placeholders, grouped per calling message in call order.
@@ -239,6 +201,9 @@ pub fn plan(
             } => (call, result),
             _ => continue,
         };
+        if !safe(i) {
+            continue;
+        }
         let msg = &conv.messages[result.message];
         if !result.result.whole_message || !msg.calls.is_empty() {
             if let Some(group) = dialect.move_block(&cx_for(call.message), call, result)
@@ -261,7 +226,9 @@ pub fn plan(
 
     let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
     for (i, d) in defects.iter().enumerate() {
-        if let Defect::Dangling { call, .. } = d {
+        if let Defect::Dangling { call, .. } = d
+            && safe(i)
+        {
             dangling.entry(call.message).or_default().push((i, call));
         }
     }
@@ -280,7 +247,7 @@ pub fn plan(
     }
 
     // Unsafe, by policy.
-    for (i, d) in defects.iter().enumerate() {
+    for (i, d) in defects.iter().enumerate().filter(|(i, _)| unsafe_(*i)) {
         let group = match d {
             Defect::Orphan {
                 result,

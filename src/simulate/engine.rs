@@ -197,7 +197,7 @@ pub struct Pass {
     pub pause: Option<Pause>,
 }
 
-/// Totals for one call over all passes. Serializes to the SPEC §6 per-call object.
+/// Totals for one call over all passes. Serializes to the per-call object of `simulate --format json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CallOutcome {
     /// Call id.
@@ -226,7 +226,7 @@ pub struct CallOutcome {
     pub interrupted: usize,
 }
 
-/// The result of simulating one batch under one strategy. Serializes to the SPEC §6
+/// The result of simulating one batch under one strategy. Serializes to the
 /// strategy object (`passes`, `calls`, and `warnings` only when there are some).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Outcome {

@@ -1,5 +1,5 @@
 //! Simulate how a human-in-the-loop `interrupt()` inside a parallel tool batch re-executes
-//! sibling tools on resume (SPEC §6). Pure computation: no I/O, no printing.
+//! sibling tools on resume (docs/simulate.md). Pure computation: no I/O, no printing.
 //!
 //! The model: one assistant message's tool calls form a [`Batch`] run by one graph node.
 //! Direct calls run in-process, event calls are dispatched to the host after the direct group.

@@ -10,10 +10,11 @@
 use std::fmt::Write as _;
 
 use super::engine::{InterruptKind, InterruptOutcome, InterruptSite, Outcome, Step};
-use super::render_table::{is_bidi_control, sanitize};
+use super::render_table::sanitize;
 use super::report::{BatchReport, Report};
 use super::scenario::Class;
 use super::strategy::Strategy;
+use crate::terminal::is_bidi_control;
 
 /// Every diagram of the report as Markdown: per batch and strategy, a heading and a fenced
 /// ` ```mermaid ` block.

@@ -8,30 +8,7 @@ use colored::Color;
 use super::engine::Outcome;
 use super::report::{BatchReport, Report};
 
-/// Escape control characters and bidirectional-override characters so a hostile id or tool
-/// name cannot move the cursor, recolour the terminal or reorder the line: `\n`, `\t`, `\r`
-/// become those two-character escapes, anything else becomes `\u{…}`.
-pub fn sanitize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() || is_bidi_control(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Unicode bidi embedding, override and isolate controls (and the marks), which are not
-/// `char::is_control` but can visually reorder a line.
-pub(super) fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+pub use crate::terminal::escape_control as sanitize;
 
 #[derive(Clone, Copy)]
 enum Tone {

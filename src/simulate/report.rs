@@ -1,4 +1,4 @@
-//! The simulation report: every batch under every strategy asked for, its SPEC §6 JSON form,
+//! The simulation report: every batch under every strategy asked for, its JSON form,
 //! and the verdict on double executions that drives the exit code.
 
 use serde::Serialize;
@@ -8,7 +8,7 @@ use super::engine::{Outcome, simulate};
 use super::scenario::{Batch, BatchCall, ToolSets};
 use super::strategy::Strategy;
 
-/// Results for every batch. Serializes exactly to the SPEC §6 JSON object `{"batches": […]}`.
+/// Results for every batch. Serializes exactly to the JSON object `{"batches": […]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// One entry per batch, in input order.
@@ -68,7 +68,7 @@ impl Report {
         }
     }
 
-    /// The SPEC §6 JSON, pretty-printed with two-space indentation, without a final newline.
+    /// The JSON report, pretty-printed with two-space indentation, without a final newline.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report always serializes")
     }

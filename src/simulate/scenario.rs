@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The interrupting tool names used when none are given (SPEC §6: `--interrupting` defaults
+/// The interrupting tool names used when none are given (`--interrupting` defaults
 /// to `ask_user_question`). A scenario file without an `interrupting` key uses them too.
 pub const DEFAULT_INTERRUPTING: &[&str] = &["ask_user_question"];
 
@@ -140,7 +140,7 @@ pub struct SetOptions {
 }
 
 impl SetOptions {
-    /// Apply the SPEC §6 defaults.
+    /// Apply the defaults of the replay model.
     pub fn resolve(self) -> ToolSets {
         let mode = self.mode.unwrap_or(if self.direct.is_some() {
             Mode::EventDriven
@@ -306,7 +306,7 @@ struct RawScenario {
     calls: Vec<BatchCall>,
 }
 
-/// Parse the SPEC §6 scenario JSON. Every key but `calls` is optional; unknown keys, an empty
+/// Parse a scenario file (JSON). Every key but `calls` is optional; unknown keys, an empty
 /// `calls`, empty ids or names and repeated ids are rejected with a message saying where.
 pub fn parse_scenario(text: &str) -> Result<Scenario, ScenarioError> {
     // serde's derived struct also accepts a JSON array; reject anything but an object first.

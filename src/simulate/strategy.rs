@@ -9,7 +9,7 @@ pub enum Strategy {
     /// One `Promise.all` over every direct call (the runtime without the PR's guard).
     Unguarded,
     /// Guarded direct calls run first as their own group; the rest start only if none of
-    /// them interrupted (`interruptingToolNames`, PR #294).
+    /// them interrupted (`interruptingToolNames`).
     Guarded,
     /// Every call is its own task with its own interrupt counter; a task that completed is
     /// never re-run on resume (LangGraph `Send` fan-out).

@@ -1,17 +1,18 @@
-//! Lint and repair through the library's public API, with the default lint options.
+//! The one place tests wrap the library: lint and repair through its facade (`toolmend::…`),
+//! with the default read options.
 
-use toolmend::finding::Finding;
-use toolmend::lint::{self, Analysed, LintOptions};
-use toolmend::repair::{self, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired};
+use toolmend::{
+    Analysed, DuplicatePolicy, Finding, Options, OrphanPolicy, RepairOptions, Repaired,
+};
 
-/// `bytes`, named `name`, analysed with the default lint options.
+/// `bytes`, named `name`, analysed with the default options.
 pub fn analyse(name: &str, bytes: &[u8]) -> Analysed {
-    lint::analyse(name, bytes, &LintOptions::default())
+    toolmend::analyse(name, bytes, &Options::default())
 }
 
 /// The findings of `bytes`, in reading order.
 pub fn findings(name: &str, bytes: &[u8]) -> Vec<Finding> {
-    lint::findings(name, &analyse(name, bytes))
+    toolmend::lint(name, bytes, &Options::default())
 }
 
 /// Rule codes of the findings, in reading order.
@@ -50,7 +51,7 @@ pub fn dialects(name: &str, bytes: &[u8]) -> Vec<&'static str> {
 
 /// `bytes` repaired with `options`.
 pub fn repair(name: &str, bytes: &[u8], options: &RepairOptions) -> Repaired {
-    repair::document(bytes, &analyse(name, bytes), options)
+    toolmend::repair(name, bytes, &Options::default(), options)
 }
 
 /// The output of repairing `bytes` with `options`.

@@ -1,13 +1,15 @@
-//! Fixture files under `tests/fixtures/<set>/`, the shared corpus, and pinned expected outputs.
-//! With `TOOLMEND_BLESS=1` the expected files are rewritten instead of compared: review their
-//! diff before committing.
+//! Fixture files under `fixtures/<set>/`, the shared corpus, and pinned expected outputs.
+//! Expected outputs are pinned one way: a file next to the input (`NAME.lint`,
+//! `NAME.repaired.<ext>`; for the command-line cases `tests/cmd/NAME.stdout`/`.stderr`), and
+//! `TRYCMD=overwrite` (the trycmd switch, honoured here too) rewrites them all instead of
+//! comparing: review their diff before committing.
 
 use std::path::{Path, PathBuf};
 
-/// The directory of a fixture set, e.g. `tests/fixtures/anthropic`.
+/// The directory of a fixture set, e.g. `fixtures/anthropic`.
 pub fn dir(set: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("fixtures")
         .join(set)
 }
 
@@ -37,7 +39,7 @@ pub fn repaired_path(input: &Path) -> PathBuf {
 }
 
 fn blessing() -> bool {
-    std::env::var_os("TOOLMEND_BLESS").is_some()
+    std::env::var("TRYCMD").is_ok_and(|v| v == "overwrite")
 }
 
 fn differs(what: &str, want: &[u8], got: &[u8]) -> String {

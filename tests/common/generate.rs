@@ -5,9 +5,10 @@
 //! Another dialect joins by adding a [`Dialect`] variant and its arm in [`render_message`].
 
 use proptest::prelude::*;
-use toolmend::lint::{self, Analysed, LintOptions};
-use toolmend::read::{Format, ReadOptions};
-use toolmend::repair::{self, RepairOptions, Repaired, SEED_PLACEHOLDER};
+use toolmend::{
+    Analysed, Applicability, Format, Options as LintOptions, ReadOptions, RepairOptions, Repaired,
+    SEED_PLACEHOLDER,
+};
 
 /// Test cases per property: `PROPTEST_CASES` when set, else `default`.
 pub fn cases(default: u32) -> u32 {
@@ -473,7 +474,7 @@ pub fn layout() -> impl Strategy<Value = Layout> {
 
 /// Analyse with default options (format from the name).
 pub fn analyse(name: &str, bytes: &[u8]) -> Analysed {
-    lint::analyse(name, bytes, &LintOptions::default())
+    toolmend::analyse(name, bytes, &LintOptions::default())
 }
 
 /// Analyse with the given read format.
@@ -485,12 +486,12 @@ pub fn analyse_as(name: &str, bytes: &[u8], format: Option<Format>) -> Analysed 
         },
         ..LintOptions::default()
     };
-    lint::analyse(name, bytes, &options)
+    toolmend::analyse(name, bytes, &options)
 }
 
 /// The default (safe) repair.
 pub fn repair(bytes: &[u8], analysed: &Analysed) -> Repaired {
-    repair::document(bytes, analysed, &RepairOptions::default())
+    analysed.repair(bytes, &RepairOptions::default())
 }
 
 /// Is `small` a subsequence of `big`?
@@ -512,22 +513,17 @@ pub fn message_bytes(bytes: &[u8], a: &Analysed) -> Vec<Vec<u8>> {
     all
 }
 
-/// Does the analysis call for moving a result (TM003, or a result before its call)?
+/// Does the analysis call for moving a result (TM003, or a result before its call, whose
+/// fix is a safe move)?
 pub fn needs_moves(a: &Analysed) -> bool {
-    use toolmend::analysis::Defect;
-    a.defects.iter().flatten().any(|d| {
-        matches!(
-            d,
-            Defect::Misplaced { .. }
-                | Defect::Orphan {
-                    later_call: Some(_),
-                    ..
-                }
-        )
+    a.findings("").iter().any(|f| {
+        f.code == "TM003"
+            || (f.code == "TM002"
+                && f.fix.as_ref().map(|x| x.applicability) == Some(Applicability::Safe))
     })
 }
 
 /// Codes of the findings of an analysis.
 pub fn codes(name: &str, a: &Analysed) -> Vec<&'static str> {
-    lint::findings(name, a).iter().map(|f| f.code).collect()
+    a.findings(name).iter().map(|f| f.code).collect()
 }

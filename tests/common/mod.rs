@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests, each written once: lint and repair through the
-//! public API ([`api`]), fixture and corpus files and pinned expected outputs ([`files`]),
+//! public API ([`api`]), running the binary ([`bin`]), fixture and corpus files and pinned expected outputs ([`files`]),
 //! documents read as `serde_json` values ([`docs`]), the pinned fixture runs ([`pinned`]),
 //! generated conversations for property tests and fuzzing ([`generate`]), and
 //! the providers' strict-rule checkers, written independently of the library (one module per
@@ -11,6 +11,7 @@
 pub mod anthropic_strict;
 pub mod api;
 pub mod bedrock_strict;
+pub mod bin;
 pub mod docs;
 pub mod files;
 pub mod generate;

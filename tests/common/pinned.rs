@@ -2,7 +2,7 @@
 //! byte for byte with its pinned expected file (see [`files`]), check the findings before and
 //! after, and check that a second repair changes nothing.
 
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 use std::path::Path;
 
@@ -77,11 +77,11 @@ pub fn run_cases(
     }
 }
 
-/// Every input fixture of `set` (not a `*.repaired.*` file) has a case.
+/// Every input fixture of `set` (not a pinned `*.repaired.*` or `*.lint` file) has a case.
 pub fn assert_every_fixture_listed(set: &str, cases: &[Case]) {
     for entry in std::fs::read_dir(files::dir(set)).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if !name.contains(".repaired.") {
+        if !name.contains(".repaired.") && !name.ends_with(".lint") {
             assert!(cases.iter().any(|c| c.0 == name), "{name} has no case");
         }
     }

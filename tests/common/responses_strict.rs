@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use std::path::Path;
 
-use toolmend::repair::RepairOptions;
+use toolmend::RepairOptions;
 
 use super::{api, docs, files, pinned};
 

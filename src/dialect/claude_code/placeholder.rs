@@ -2,9 +2,9 @@
 //! `parentUuid` chain.
 
 use crate::analysis::CallAt;
+use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Style, Tree, parse};
 use crate::model::{Container, Span};
-use crate::repair::{Edit, RepairCx};
 
 use crate::dialect::layout::{member_names, order_keys};
 

@@ -23,7 +23,7 @@ pub struct RepairCx<'a> {
     /// Options of the repair.
     pub options: &'a RepairOptions,
     /// What [`RepairCx::sample_result`] returns, found once per conversation.
-    pub(super) sample: Option<&'a Message>,
+    pub(crate) sample: Option<&'a Message>,
 }
 
 impl<'a> RepairCx<'a> {
@@ -53,7 +53,7 @@ impl<'a> RepairCx<'a> {
         }
     }
 
-    /// The tool name as a JSON value (`"unknown"` when missing, as the seed does).
+    /// The tool name as a JSON value (`"unknown"` when missing, as DeerFlow writes it).
     pub fn name_value(&self, call: &Call) -> J {
         J::str(call.name.clone().unwrap_or_else(|| "unknown".into()))
     }
@@ -189,7 +189,7 @@ impl<'a> RepairCx<'a> {
 }
 
 /// The first message of `conv` holding only a result (see [`RepairCx::sample_result`]).
-pub(super) fn first_result(conv: &Conversation) -> Option<&Message> {
+pub(crate) fn first_result(conv: &Conversation) -> Option<&Message> {
     conv.messages
         .iter()
         .find(|m| m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty())

@@ -1,0 +1,14 @@
+//! The edit vocabulary: byte edits over the original document ([`Edit`], [`EditSet`]), the
+//! context a dialect writes a fix in ([`RepairCx`]) and the repair options it reads.
+//!
+//! A leaf below `dialect`: it knows the model and JSON, nothing of reading, linting or
+//! planning a repair.
+
+mod cx;
+mod options;
+mod set;
+
+pub use cx::RepairCx;
+pub(crate) use cx::first_result;
+pub use options::{DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
+pub use set::{Edit, EditSet};
