@@ -324,3 +324,41 @@ fn only_a_real_storage_root_is_read_as_sessions() {
         "{found:?} {errors:?}"
     );
 }
+
+/// A session file that does not parse is reported where it is (TM007), the session is not
+/// analysed, and `repair` leaves every file as it was.
+#[test]
+fn a_broken_session_file_is_named_and_nothing_is_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = dir.path().join("storage");
+    copy_tree(&root("opencode").join("stale-running/storage"), &storage);
+    let step = storage.join("part/msg_9e5c1f0b9001QrQrQrQrQrQr/prt_9e5c1f0c0001StStStStStSt.json");
+    fs::write(
+        &step,
+        "{\n  \"id\": \"prt_9e5c1f0c0001StStStStStSt\",\n  \"type\": \"step-st",
+    )
+    .unwrap();
+    let before: Vec<Vec<u8>> = inputs(&storage)
+        .iter()
+        .map(|p| fs::read(p).unwrap())
+        .collect();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolmend"))
+            .args(args)
+            .arg(&storage)
+            .output()
+            .unwrap()
+    };
+    let lint = run(&["lint", "--format", "jsonl"]);
+    assert_eq!(lint.status.code(), Some(1));
+    let text = String::from_utf8(lint.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("TM007") && text.contains("prt_9e5c1f0c0001StStStStStSt.json"));
+    assert!(text.contains("\"line\":3"), "{text}");
+    assert_eq!(run(&["repair", "--in-place"]).status.code(), Some(2));
+    let after: Vec<Vec<u8>> = inputs(&storage)
+        .iter()
+        .map(|p| fs::read(p).unwrap())
+        .collect();
+    assert_eq!(before, after);
+}

@@ -16,6 +16,17 @@ pub fn run(a: DetectArgs) -> Result<Status> {
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
+        if let Some(session) = &input.session
+            && let Ok(a) = session.assemble()
+            && !a.broken.is_empty()
+        {
+            writeln!(out, "{} (OpenCode session, not read)", esc(&input.name))?;
+            for f in &a.broken {
+                let at = format!("{}:{}:{}", f.path, f.line, f.column);
+                writeln!(out, "  {}: {}", esc(&at), esc(&f.message))?;
+            }
+            continue;
+        }
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };

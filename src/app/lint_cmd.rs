@@ -139,6 +139,17 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
     }
     // An OpenCode session is read as one document; its findings name the files.
     let assembled = input.session.as_ref().map(|s| s.assemble()).transpose()?;
+    if let Some(a) = assembled.as_ref().filter(|a| !a.broken.is_empty()) {
+        return Ok(One {
+            findings: a.broken.clone(),
+            conversations: 0,
+            calls: 0,
+            stats: Default::default(),
+            detections: vec![
+                "an OpenCode session with files that do not parse: not analysed".into(),
+            ],
+        });
+    }
     let loaded = match &assembled {
         Some(a) => a.bytes.clone(),
         None => inputs::load(input)?,

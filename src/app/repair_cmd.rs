@@ -152,6 +152,16 @@ fn repair_session(
 ) -> Option<Vec<ChangedFile>> {
     let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
     let name = session.name();
+    if let Some(f) = assembled.broken.first() {
+        errors.push(anyhow::anyhow!(
+            "{name}: not repaired: {}:{}:{}: {}",
+            f.path,
+            f.line,
+            f.column,
+            f.message
+        ));
+        return None;
+    }
     let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
     let repaired = analysed.repair(&assembled.bytes, options);
     if !a.quiet {

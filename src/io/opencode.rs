@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use super::Error;
 use crate::finding::Finding;
 use crate::json::{Kind, parse};
+use crate::rules::Rule;
 
 /// One OpenCode session in a storage root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,6 +170,10 @@ pub struct Assembled {
     pub bytes: Vec<u8>,
     /// The files, in order.
     pub segments: Vec<Segment>,
+    /// Findings (TM007) for files that do not parse on their own. When there are any, the
+    /// session is not analysed (one broken file would spill into its neighbours) and never
+    /// repaired.
+    pub broken: Vec<Finding>,
 }
 
 impl Assembled {
@@ -177,6 +182,7 @@ impl Assembled {
         let mut bytes = b"[\n".to_vec();
         let mut line = 2;
         let mut segments = Vec::new();
+        let mut broken = Vec::new();
         for (i, (path, original)) in files.into_iter().enumerate() {
             if i > 0 {
                 bytes.extend_from_slice(b"\n,\n");
@@ -193,6 +199,19 @@ impl Assembled {
                 .rposition(|b| !b.is_ascii_whitespace())
                 .map_or(start, |e| (e + 1).max(start));
             let value = &original[start..end];
+            if let Err(e) = parse(value) {
+                let (line, column) = crate::json::line_col(&original, start + e.offset);
+                let mut f = Finding::new(
+                    Rule::InvalidJson,
+                    &path.display().to_string(),
+                    format!(
+                        "invalid JSON: {}; the OpenCode session it belongs to is not analysed",
+                        e.message
+                    ),
+                );
+                (f.line, f.column) = (line, column);
+                broken.push(f);
+            }
             bytes.extend_from_slice(value);
             segments.push(Segment {
                 lead: original[..start].to_vec(),
@@ -204,7 +223,11 @@ impl Assembled {
             line += memchr::memchr_iter(b'\n', value).count();
         }
         bytes.extend_from_slice(b"\n]\n");
-        Assembled { bytes, segments }
+        Assembled {
+            bytes,
+            segments,
+            broken,
+        }
     }
 
     /// Make the findings of the document name the file, line and JSON Pointer they are in.
@@ -280,6 +303,12 @@ mod tests {
             )]
         );
         assert!(doc.split(b"[1]").is_err());
+        assert!(doc.broken.is_empty());
+        let cut = Assembled::new(vec![(PathBuf::from("c.json"), b"{\n  \"a\": \"x".to_vec())]);
+        assert_eq!(
+            (cut.broken[0].path.as_str(), cut.broken[0].line),
+            ("c.json", 2)
+        );
         let mut f = vec![Finding::new(
             crate::rules::Rule::DanglingToolCall,
             "doc",
