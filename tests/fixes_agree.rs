@@ -13,6 +13,9 @@ fn fixture_inputs() -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for set in std::fs::read_dir(&root).unwrap() {
         let set = set.unwrap().path();
+        if !set.is_dir() {
+            continue;
+        }
         for f in std::fs::read_dir(&set).unwrap() {
             let f = f.unwrap().path();
             let name = f.file_name().unwrap().to_string_lossy().into_owned();

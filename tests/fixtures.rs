@@ -18,7 +18,9 @@ use toolmend::Applicability;
 fn sets() -> Vec<String> {
     let mut sets: Vec<String> = fs::read_dir(files::dir(""))
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .filter(|name| name != "cli")
         .collect();
     sets.sort();
@@ -29,6 +31,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
             (name.ends_with(".json") || name.ends_with(".jsonl")) && !name.contains(".repaired.")
@@ -94,9 +97,10 @@ fn pinned_fixtures() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-/// One naming style: lower-case kebab-case names, one input per name in a set (so each has its
-/// own `NAME.lint`), and every pinned file belongs to an input. An input may be a folder (an
-/// OpenCode storage, a Cline task); `SOURCES.md` says where a set's shapes come from.
+/// One naming style for the logs of a set (`.json`, `.jsonl`) and their pinned files (`.lint`,
+/// `.repaired.*`): lower-case kebab-case names, one input per name (so each has its own
+/// `NAME.lint`), and every pinned file belongs to an input. A folder is an input too (an
+/// OpenCode storage, a Cline task). Other files (`SOURCES.md`, other formats) are not checked.
 #[test]
 fn fixture_names_are_kebab_case_and_unique() {
     let kebab = |s: &str| {
@@ -107,8 +111,15 @@ fn fixture_names_are_kebab_case_and_unique() {
     for set in sets().into_iter().chain(["cli".to_string()]) {
         let names: Vec<String> = fs::read_dir(files::dir(&set))
             .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n != "SOURCES.md")
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy();
+                p.is_dir()
+                    || [".json", ".jsonl", ".lint"]
+                        .iter()
+                        .any(|e| name.ends_with(e))
+            })
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         let stems: Vec<&str> = names
             .iter()

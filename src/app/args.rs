@@ -77,6 +77,14 @@ pub struct InputArgs {
     /// far above real log lines (images included). 0 = no limit.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     pub max_line_bytes: usize,
+    /// Files processed at once (0: one per core). Output is the same whatever the number;
+    /// `-j 1` for reproducible profiling.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Never draw a progress bar (one is drawn on standard error only when it is a terminal,
+    /// outside CI, once the work has run for a second).
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 /// Input formats.

@@ -14,6 +14,7 @@ use super::args::LintArgs;
 use toolmend::io::inputs;
 use toolmend::render::escape_control as esc;
 
+use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color, tool_sets};
 
 pub fn run(a: LintArgs) -> Result<Status> {
@@ -30,34 +31,40 @@ pub fn run(a: LintArgs) -> Result<Status> {
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
-    for input in &inputs {
-        let one = match check(input, &options, hitl.as_ref()) {
-            Ok(one) => one,
-            Err(e) => {
-                errors.push(e);
-                continue;
+    let work = Work::new(a.input.threads, !a.input.no_progress)?;
+    work.each(
+        &inputs,
+        |input, meter| check(input, &options, hitl.as_ref(), meter),
+        |input, one| {
+            let one = match one {
+                Ok(one) => one,
+                Err(e) => {
+                    errors.push(e);
+                    return Ok(());
+                }
+            };
+            totals.files += 1;
+            totals.conversations += one.conversations;
+            totals.calls += one.calls;
+            if a.explain_detection {
+                let name = esc(&input.name);
+                for line in &one.detections {
+                    super::say(format_args!("{name}: {}", esc(line)));
+                }
             }
-        };
-        totals.files += 1;
-        totals.conversations += one.conversations;
-        totals.calls += one.calls;
-        if a.explain_detection {
-            let name = esc(&input.name);
-            for line in &one.detections {
-                super::say(format_args!("{name}: {}", esc(line)));
+            for (tool, s) in one.stats {
+                let e = stats.entry(tool).or_default();
+                e.calls += s.calls;
+                e.dangling += s.dangling;
             }
-        }
-        for (tool, s) in one.stats {
-            let e = stats.entry(tool).or_default();
-            e.calls += s.calls;
-            e.dangling += s.dangling;
-        }
-        findings.extend(
-            one.findings
-                .into_iter()
-                .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
-        );
-    }
+            findings.extend(
+                one.findings
+                    .into_iter()
+                    .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
+            );
+            Ok(())
+        },
+    )?;
     let color = stdout_color(a.color);
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.statistics {
@@ -95,7 +102,12 @@ struct One {
 
 /// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
 /// needs the whole file (`--tail`, `--profile`, TM008).
-fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) -> Result<One> {
+fn check(
+    input: &inputs::Input,
+    options: &LintOptions,
+    hitl: Option<&ToolSets>,
+    meter: &Meter,
+) -> Result<One> {
     let lines = match options.read.format {
         Some(f) => f == Format::Lines,
         None => {
@@ -112,7 +124,7 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
                     .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?;
                 toolmend::lint_lines(
                     &input.name,
-                    std::io::BufReader::with_capacity(1 << 16, file),
+                    std::io::BufReader::with_capacity(1 << 16, meter.reader(file)),
                     options,
                 )
                 .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?
@@ -154,6 +166,7 @@ fn check(input: &inputs::Input, options: &LintOptions, hitl: Option<&ToolSets>) 
         Some(a) => a.bytes.clone(),
         None => inputs::load(input)?,
     };
+    meter.add(loaded.len() as u64);
     let analysed = toolmend::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
     detections.extend(analysed.doc.conversations.iter().map(|c| {

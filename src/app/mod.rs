@@ -6,6 +6,7 @@ mod detect_cmd;
 mod lint_cmd;
 mod repair_cmd;
 mod simulate_cmd;
+mod work;
 
 use std::io::{IsTerminal, Write};
 
@@ -148,7 +149,9 @@ pub fn print_error(e: &anyhow::Error) {
 /// Write one line to standard error. Unlike `eprintln!`, a closed standard error (`2>&1 |
 /// head`) is not a panic: the line is dropped.
 pub fn say(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr(), "{line}");
+    work::suspended(|| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    });
 }
 
 fn rules() -> Result<Status> {

@@ -11,6 +11,7 @@ use toolmend::{
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
 use toolmend::io::write;
 
+use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color};
 
 pub fn run(a: RepairArgs) -> Result<Status> {
@@ -49,67 +50,78 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let mut changed_any = false;
     let mut tally = Tally::default();
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for input in &inputs {
-        if let Some(session) = &input.session {
-            let Some(changed) = repair_session(session, &a, &lint_opts, &options, &mut errors)
-            else {
-                continue;
-            };
-            changed_any |= !changed.is_empty();
-            if to_stdout || a.output.is_some() {
-                errors.push(anyhow::anyhow!(
-                    "{}: an OpenCode session is several files: use --in-place, --diff or --check",
-                    input.name
-                ));
-            }
-            for (path, original, bytes) in changed {
-                if a.in_place {
-                    if let Err(e) = write::in_place(&path, &original, &bytes, a.backup.as_deref()) {
-                        errors.push(e.into());
-                    }
-                } else if a.diff {
-                    write_diff(
-                        &path.display().to_string(),
-                        &original,
-                        &bytes,
-                        color,
-                        &mut out,
-                    )?;
-                }
-            }
-            continue;
-        }
-        let Some(loaded) = super::load(input, &mut errors) else {
+    // OpenCode sessions (several files each) first, one by one; then the documents.
+    let (sessions, inputs): (Vec<_>, Vec<_>) =
+        inputs.into_iter().partition(|i| i.session.is_some());
+    for input in &sessions {
+        let session = input.session.as_ref().expect("partitioned on it");
+        let Some(changed) = repair_session(session, &a, &lint_opts, &options, &mut errors) else {
             continue;
         };
-        let analysed = toolmend::analyse(&input.name, &loaded, &lint_opts);
-        let repaired = analysed.repair(&loaded, &options);
-        changed_any |= repaired.changed;
-        if !a.quiet {
-            report(&input.name, &analysed, &repaired, inputs.len() == 1);
+        changed_any |= !changed.is_empty();
+        if to_stdout || a.output.is_some() {
+            errors.push(anyhow::anyhow!(
+                "{}: an OpenCode session is several files: use --in-place, --diff or --check",
+                input.name
+            ));
         }
-        tally.add(&analysed, &repaired);
-        if to_stdout {
-            out.write_all(&repaired.output)?;
-        } else if let Some(path) = &a.output {
-            if let Err(e) = write::atomic_write(path, &repaired.output) {
-                errors.push(e.into());
+        for (path, original, bytes) in changed {
+            if a.in_place {
+                if let Err(e) = write::in_place(&path, &original, &bytes, a.backup.as_deref()) {
+                    errors.push(e.into());
+                }
+            } else if a.diff {
+                let name = path.display().to_string();
+                write_diff(&name, &original, &bytes, color, &mut out)?;
             }
-        } else if a.in_place {
-            if repaired.changed
-                && let Err(e) = write::in_place(
-                    input.path.as_deref().expect("checked above"),
-                    &loaded,
-                    &repaired.output,
-                    a.backup.as_deref(),
-                )
-            {
-                errors.push(e.into());
-            }
-        } else if a.diff && repaired.changed {
-            write_diff(&input.name, &loaded, &repaired.output, color, &mut out)?;
         }
     }
+    let work = Work::new(a.input.threads, !a.input.no_progress)?;
+    work.each(
+        &inputs,
+        |input, meter| mend(input, &lint_opts, &options, meter),
+        |input, done| {
+            let Done {
+                loaded,
+                repaired,
+                counts,
+            } = match done {
+                Ok(done) => done,
+                Err(e) => {
+                    errors.push(e);
+                    return Ok(());
+                }
+            };
+            changed_any |= repaired.changed;
+            if !a.quiet {
+                report(&input.name, counts, &repaired, inputs.len() == 1);
+            }
+            tally.add(counts, &repaired);
+            if to_stdout {
+                out.write_all(&repaired.output)?;
+            } else if let Some(path) = &a.output {
+                if let Err(e) = write::atomic_write(path, &repaired.output) {
+                    errors.push(e.into());
+                }
+            } else if a.in_place {
+                if repaired.changed
+                    && let Err(e) = write::in_place(
+                        input.path.as_deref().expect("checked above"),
+                        &loaded,
+                        &repaired.output,
+                        a.backup.as_deref(),
+                    )
+                {
+                    errors.push(e.into());
+                }
+            } else if a.diff && repaired.changed {
+                super::work::suspended(|| {
+                    write_diff(&input.name, &loaded, &repaired.output, color, &mut out)
+                })?;
+            }
+            Ok(())
+        },
+    )?;
     out.flush()?;
     drop(out);
     if !a.quiet && tally.files > 1 {
@@ -137,62 +149,44 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     })
 }
 
-/// A file a repair changes: its path, original bytes and new bytes.
-type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
-
-/// Repair an OpenCode session read as one document: the files it changes, with their
-/// original and repaired bytes (`None` when it could not be read or split back; the error is
-/// added to `errors`).
-fn repair_session(
-    session: &toolmend::io::opencode::Session,
-    a: &RepairArgs,
-    lint_opts: &toolmend::Options,
-    options: &RepairOptions,
-    errors: &mut Vec<anyhow::Error>,
-) -> Option<Vec<ChangedFile>> {
-    let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
-    let name = session.name();
-    if let Some(f) = assembled.broken.first() {
-        errors.push(anyhow::anyhow!(
-            "{name}: not repaired: {}:{}:{}: {}",
-            f.path,
-            f.line,
-            f.column,
-            f.message
-        ));
-        return None;
-    }
-    let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
-    let repaired = analysed.repair(&assembled.bytes, options);
-    if !a.quiet {
-        report(&name, &analysed, &repaired, true);
-    }
-    let changed = assembled
-        .split(&repaired.output)
-        .map_err(|e| errors.push(anyhow::anyhow!("{name}: {e}")))
-        .ok()?;
-    Some(
-        changed
-            .into_iter()
-            .map(|(path, bytes)| {
-                let original = assembled
-                    .segments
-                    .iter()
-                    .find(|s| s.path == path)
-                    .map(|s| s.original.clone())
-                    .unwrap_or_default();
-                (path, original, bytes)
-            })
-            .collect(),
-    )
+/// One input read, analysed and repaired (on a worker thread).
+struct Done {
+    loaded: Vec<u8>,
+    repaired: Repaired,
+    counts: Counts,
 }
 
 /// Findings of a document, and how many of them the repair fixed.
-fn counts(analysed: &Analysed, repaired: &Repaired) -> (usize, usize) {
+#[derive(Clone, Copy)]
+struct Counts {
+    total: usize,
+    fixed: usize,
+}
+
+/// Read, analyse and repair one input.
+fn mend(
+    input: &toolmend::io::inputs::Input,
+    lint_opts: &toolmend::Options,
+    options: &RepairOptions,
+    meter: &Meter,
+) -> Result<Done> {
+    let loaded = toolmend::io::inputs::load(input)?;
+    meter.add(loaded.len() as u64);
+    let analysed = toolmend::analyse(&input.name, &loaded, lint_opts);
+    let repaired = analysed.repair(&loaded, options);
+    let counts = counts(&analysed, &repaired);
+    Ok(Done {
+        loaded,
+        repaired,
+        counts,
+    })
+}
+
+fn counts(analysed: &Analysed, repaired: &Repaired) -> Counts {
     let total: usize =
         analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
-    (total, fixed)
+    Counts { total, fixed }
 }
 
 /// Totals over all inputs, for the closing line when there are several.
@@ -206,8 +200,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, analysed: &Analysed, repaired: &Repaired) {
-        let (total, fixed) = counts(analysed, repaired);
+    fn add(&mut self, Counts { total, fixed }: Counts, repaired: &Repaired) {
         self.files += 1;
         self.changed += usize::from(repaired.changed);
         self.placeholders += repaired.placeholders;
@@ -217,9 +210,8 @@ impl Tally {
 }
 
 /// What was done to one document (a clean one is only mentioned when it is the only input).
-fn report(name: &str, analysed: &Analysed, repaired: &Repaired, alone: bool) {
+fn report(name: &str, Counts { total, fixed }: Counts, repaired: &Repaired, alone: bool) {
     let name = toolmend::render::escape_control(name);
-    let (total, fixed) = counts(analysed, repaired);
     if total == 0 {
         if alone {
             super::say(format_args!("{name}: clean; left untouched"));
@@ -271,4 +263,54 @@ fn write_diff(name: &str, old: &[u8], new: &[u8], color: bool, out: &mut dyn Wri
         out.write_all(painted.as_bytes())?;
     }
     Ok(())
+}
+
+/// A file a repair changes: its path, original bytes and new bytes.
+type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
+
+/// Repair an OpenCode session read as one document: the files it changes, with their
+/// original and repaired bytes (`None` when it could not be read or split back; the error is
+/// added to `errors`).
+fn repair_session(
+    session: &toolmend::io::opencode::Session,
+    a: &RepairArgs,
+    lint_opts: &toolmend::Options,
+    options: &RepairOptions,
+    errors: &mut Vec<anyhow::Error>,
+) -> Option<Vec<ChangedFile>> {
+    let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
+    let name = session.name();
+    if let Some(f) = assembled.broken.first() {
+        errors.push(anyhow::anyhow!(
+            "{name}: not repaired: {}:{}:{}: {}",
+            f.path,
+            f.line,
+            f.column,
+            f.message
+        ));
+        return None;
+    }
+    let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
+    let repaired = analysed.repair(&assembled.bytes, options);
+    if !a.quiet {
+        report(&name, counts(&analysed, &repaired), &repaired, true);
+    }
+    let changed = assembled
+        .split(&repaired.output)
+        .map_err(|e| errors.push(anyhow::anyhow!("{name}: {e}")))
+        .ok()?;
+    Some(
+        changed
+            .into_iter()
+            .map(|(path, bytes)| {
+                let original = assembled
+                    .segments
+                    .iter()
+                    .find(|s| s.path == path)
+                    .map(|s| s.original.clone())
+                    .unwrap_or_default();
+                (path, original, bytes)
+            })
+            .collect(),
+    )
 }

@@ -141,7 +141,8 @@ pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     end
 }
 
-/// Plan the repair of one conversation.
+/// Plan the repair of one conversation: the fixes [`fix_for`] offers, safe ones first (moves
+/// into the answer window, then placeholders), then the unsafe ones its policies ask for.
 pub fn plan(
     src: &[u8],
     conv: &Conversation,
@@ -150,127 +151,169 @@ pub fn plan(
     options: &RepairOptions,
     edits: &mut EditSet,
 ) -> Plan {
-    let mut plan = Plan::default();
     if conv.container == crate::model::Container::Scattered
         || !conv.foreign.is_empty()
         || conv.messages.is_empty()
         || !dialect.repairs()
     {
-        return plan;
+        return Plan::default();
     }
-    let sample = crate::edit::first_result(conv);
-    // A context for the calling message `owner`, inserting after message `anchor`.
-    let cx_at = |owner: usize, anchor: usize| -> RepairCx<'_> {
-        RepairCx {
-            src,
-            conv,
-            owner: &conv.messages[owner],
-            anchor: &conv.messages[anchor],
-            next: conv.messages.get(anchor + 1),
-            options,
-            sample,
-        }
+    let mut planner = Planner {
+        src,
+        conv,
+        dialect,
+        options,
+        sample: crate::edit::first_result(conv),
+        offered: defects
+            .iter()
+            .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
+            .collect(),
+        edits,
+        plan: Plan::default(),
     };
-    // Results go after the owner's answer window (or right after it, for `--profile deerflow`).
-    let cx_for = |owner: usize| -> RepairCx<'_> {
-        let anchor = if options.before_results {
+    planner.moves(defects);
+    planner.placeholders(defects);
+    planner.policy_fixes(defects);
+    planner.plan.fixed.sort_unstable();
+    planner.plan
+}
+
+/// The repair of one conversation being planned.
+struct Planner<'a, 'e> {
+    src: &'a [u8],
+    conv: &'a Conversation,
+    dialect: &'a dyn Dialect,
+    options: &'a RepairOptions,
+    /// The conversation's first result message (see `RepairCx::sample_result`).
+    sample: Option<&'a Message>,
+    /// The applicability of each defect's fix, if it has one.
+    offered: Vec<Option<Applicability>>,
+    edits: &'e mut EditSet,
+    plan: Plan,
+}
+
+impl<'a> Planner<'a, '_> {
+    /// A context for the calling message `owner`, inserting after message `anchor`.
+    fn cx_at(&self, owner: usize, anchor: usize) -> RepairCx<'a> {
+        RepairCx {
+            src: self.src,
+            conv: self.conv,
+            owner: &self.conv.messages[owner],
+            anchor: &self.conv.messages[anchor],
+            next: self.conv.messages.get(anchor + 1),
+            options: self.options,
+            sample: self.sample,
+        }
+    }
+
+    /// A context for `owner`'s results: they go after its answer window (or right after it,
+    /// for `--profile deerflow`).
+    fn cx_for(&self, owner: usize) -> RepairCx<'a> {
+        let anchor = if self.options.before_results {
             owner
         } else {
-            window_end(conv, owner, dialect.window())
+            window_end(self.conv, owner, self.dialect.window())
         };
-        cx_at(owner, anchor)
-    };
-    // A context placed at one message, for the fixes that replace or remove it.
-    let plain_cx = |at: usize| cx_at(at, at);
-    // Only the fixes `lint` offers, each in the pass of its applicability.
-    let offered: Vec<Option<Applicability>> = defects
-        .iter()
-        .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
-        .collect();
-    let safe = |i: usize| offered[i] == Some(Applicability::Safe);
-    let unsafe_ = |i: usize| offered[i] == Some(Applicability::Unsafe);
+        self.cx_at(owner, anchor)
+    }
 
-    // Safe: moves into the window first (they go right after the existing results), then
-    // placeholders, grouped per calling message in call order.
-    for (i, d) in defects.iter().enumerate() {
-        let (call, result) = match d {
-            Defect::Misplaced { call, result } => (call, result),
-            Defect::Orphan {
-                result,
-                later_call: Some(call),
-            } => (call, result),
-            _ => continue,
-        };
-        if !safe(i) {
-            continue;
+    /// A context placed at one message, for the fixes that replace or remove it.
+    fn plain_cx(&self, at: usize) -> RepairCx<'a> {
+        self.cx_at(at, at)
+    }
+
+    fn offers(&self, i: usize, applicability: Applicability) -> bool {
+        self.offered[i] == Some(applicability)
+    }
+
+    /// Add the edits fixing defect(s) `fixed`; a conflict holds them back for another round.
+    fn add(&mut self, group: Vec<Edit>, fixed: impl IntoIterator<Item = usize>) {
+        if self.edits.try_add(group) {
+            self.plan.fixed.extend(fixed);
+        } else {
+            self.plan.deferred = true;
         }
-        let msg = &conv.messages[result.message];
-        if !result.result.whole_message || !msg.calls.is_empty() {
-            if let Some(group) = dialect.move_block(&cx_for(call.message), call, result)
-                && edits.try_add(group)
+    }
+
+    /// Safe: results moved into their call's answer window, right after the existing results.
+    fn moves(&mut self, defects: &[Defect]) {
+        for (i, d) in defects.iter().enumerate() {
+            let (call, result) = match d {
+                Defect::Misplaced { call, result } => (call, result),
+                Defect::Orphan {
+                    result,
+                    later_call: Some(call),
+                } => (call, result),
+                _ => continue,
+            };
+            if !self.offers(i, Applicability::Safe) {
+                continue;
+            }
+            let msg = &self.conv.messages[result.message];
+            if !result.result.whole_message || !msg.calls.is_empty() {
+                // A block inside a message: the dialect moves it, or nothing happens.
+                if let Some(group) =
+                    self.dialect
+                        .move_block(&self.cx_for(call.message), call, result)
+                    && self.edits.try_add(group)
+                {
+                    self.plan.fixed.push(i);
+                }
+                continue;
+            }
+            let cx = self.cx_for(call.message);
+            if cx.anchor.index != msg.index {
+                self.add(vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)], [i]);
+            }
+        }
+    }
+
+    /// Safe: placeholders for dangling calls, grouped per calling message in call order.
+    fn placeholders(&mut self, defects: &[Defect]) {
+        let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
+        for (i, d) in defects.iter().enumerate() {
+            if let Defect::Dangling { call, .. } = d
+                && self.offers(i, Applicability::Safe)
             {
-                plan.fixed.push(i);
-            }
-            continue;
-        }
-        let cx = cx_for(call.message);
-        let group = vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)];
-        if cx.anchor.index != msg.index {
-            if edits.try_add(group) {
-                plan.fixed.push(i);
-            } else {
-                plan.deferred = true;
+                dangling.entry(call.message).or_default().push((i, call));
             }
         }
-    }
-
-    let mut dangling: BTreeMap<usize, Vec<(usize, &CallAt)>> = BTreeMap::new();
-    for (i, d) in defects.iter().enumerate() {
-        if let Defect::Dangling { call, .. } = d
-            && safe(i)
-        {
-            dangling.entry(call.message).or_default().push((i, call));
-        }
-    }
-    for (owner, mut calls) in dangling {
-        calls.sort_by_key(|(_, c)| (c.holder, c.slot));
-        let cx = cx_for(owner);
-        let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
-        if let Some(group) = dialect.insert_results(&cx, &just_calls) {
-            if edits.try_add(group) {
-                plan.placeholders += calls.len();
-                plan.fixed.extend(calls.iter().map(|(i, _)| *i));
-            } else {
-                plan.deferred = true;
+        for (owner, mut calls) in dangling {
+            calls.sort_by_key(|(_, c)| (c.holder, c.slot));
+            let cx = self.cx_for(owner);
+            let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
+            if let Some(group) = self.dialect.insert_results(&cx, &just_calls) {
+                let before = self.plan.fixed.len();
+                self.add(group, calls.iter().map(|(i, _)| *i));
+                self.plan.placeholders += self.plan.fixed.len() - before;
             }
         }
     }
 
-    // Unsafe, by policy.
-    for (i, d) in defects.iter().enumerate().filter(|(i, _)| unsafe_(*i)) {
-        let group = match d {
-            Defect::Orphan {
-                result,
-                later_call: None,
-            } => orphan_fix(&plain_cx(result.message), dialect, result),
-            Defect::DuplicateResult { first, result, .. } => {
-                duplicate_fix(&plain_cx(result.message), first.message)
+    /// Unsafe, each by its policy: orphans, duplicate results, duplicate call ids.
+    fn policy_fixes(&mut self, defects: &[Defect]) {
+        for (i, d) in defects.iter().enumerate() {
+            if !self.offers(i, Applicability::Unsafe) {
+                continue;
             }
-            Defect::DuplicateCallId { call, .. } if options.reid => {
-                reid_fix(&cx_for(call.message), dialect, call)
-            }
-            _ => None,
-        };
-        if let Some(group) = group {
-            if edits.try_add(group) {
-                plan.fixed.push(i);
-            } else {
-                plan.deferred = true;
+            let group = match d {
+                Defect::Orphan {
+                    result,
+                    later_call: None,
+                } => orphan_fix(&self.plain_cx(result.message), self.dialect, result),
+                Defect::DuplicateResult { first, result, .. } => {
+                    duplicate_fix(&self.plain_cx(result.message), first.message)
+                }
+                Defect::DuplicateCallId { call, .. } if self.options.reid => {
+                    reid_fix(&self.cx_for(call.message), self.dialect, call)
+                }
+                _ => None,
+            };
+            if let Some(group) = group {
+                self.add(group, [i]);
             }
         }
     }
-    plan.fixed.sort_unstable();
-    plan
 }
 
 /// The fix of an orphan result by policy; `cx` is placed at the orphan's message.

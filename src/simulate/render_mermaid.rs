@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::engine::{InterruptKind, InterruptOutcome, InterruptSite, Outcome, Step};
+use super::engine::{InterruptKind, InterruptOutcome, InterruptSite, Outcome, Pass, Pause, Step};
 use super::render_table::sanitize;
 use super::report::{BatchReport, Report};
 use super::scenario::Class;
@@ -39,149 +39,190 @@ pub fn render_mermaid(report: &Report) -> String {
 
 /// One `sequenceDiagram` (without fences) of `outcome`, which must belong to `batch`.
 pub fn sequence_diagram(batch: &BatchReport, outcome: &Outcome) -> String {
-    let per_call = outcome.strategy == Strategy::SendPerCall;
-    let alias = |c: usize| format!("call{}", c + 1);
-    let who = |c: usize| match batch.calls.get(c) {
-        Some(call) => format!("{} ({})", label(&call.name), label(&call.id)),
-        None => format!("call {}", c + 1),
+    let mut d = Diagram {
+        batch,
+        outcome,
+        per_call: outcome.strategy == Strategy::SendPerCall,
+        out: String::from("sequenceDiagram\n"),
+        runs: vec![0; batch.calls.len()],
+        completions: vec![0; batch.calls.len()],
     };
-    let site_text = |site: &InterruptSite| {
-        let calls: Vec<String> = site.calls.iter().map(|&c| who(c)).collect();
-        format!("{} of {}", kind_text(site.kind), calls.join(", "))
-    };
-
-    let mut out = String::from("sequenceDiagram\n");
-    let _ = writeln!(out, "    participant N as Node");
-    for c in 0..batch.calls.len() {
-        let _ = writeln!(out, "    participant {} as {}", alias(c), who(c));
-    }
-    let _ = writeln!(out, "    participant H as Human");
-    let _ = writeln!(
-        out,
-        "    Note over N,H: {} - {}",
-        outcome.strategy,
-        label(&batch.source)
-    );
-
-    let mut runs = vec![0usize; batch.calls.len()];
-    let mut completions = vec![0usize; batch.calls.len()];
+    d.participants();
     for pass in &outcome.trace {
+        d.pass(pass);
+    }
+    d.ending();
+    d.out
+}
+
+/// A diagram being written, with how often each call has started and completed so far.
+struct Diagram<'a> {
+    batch: &'a BatchReport,
+    outcome: &'a Outcome,
+    /// `send-per-call`: only pending tasks re-run.
+    per_call: bool,
+    out: String,
+    runs: Vec<usize>,
+    completions: Vec<usize>,
+}
+
+impl Diagram<'_> {
+    fn line(&mut self, line: std::fmt::Arguments<'_>) {
+        let _ = writeln!(self.out, "    {line}");
+    }
+
+    /// The participant alias of call `c`.
+    fn alias(c: usize) -> String {
+        format!("call{}", c + 1)
+    }
+
+    /// The label of call `c`: its tool name and id.
+    fn who(&self, c: usize) -> String {
+        match self.batch.calls.get(c) {
+            Some(call) => format!("{} ({})", label(&call.name), label(&call.id)),
+            None => format!("call {}", c + 1),
+        }
+    }
+
+    /// An interrupt site in words: its kind and the calls it belongs to.
+    fn site_text(&self, site: &InterruptSite) -> String {
+        let calls: Vec<String> = site.calls.iter().map(|&c| self.who(c)).collect();
+        format!("{} of {}", kind_text(site.kind), calls.join(", "))
+    }
+
+    fn participants(&mut self) {
+        self.line(format_args!("participant N as Node"));
+        for c in 0..self.batch.calls.len() {
+            let (alias, who) = (Self::alias(c), self.who(c));
+            self.line(format_args!("participant {alias} as {who}"));
+        }
+        self.line(format_args!("participant H as Human"));
+        let (strategy, source) = (self.outcome.strategy, label(&self.batch.source));
+        self.line(format_args!("Note over N,H: {strategy} - {source}"));
+    }
+
+    /// One pass: a coloured block of its steps, then the pause and resume that end it.
+    fn pass(&mut self, pass: &Pass) {
         let colour = if pass.number % 2 == 1 {
             "rgb(232, 240, 254)"
         } else {
             "rgb(254, 243, 226)"
         };
-        let _ = writeln!(out, "    rect {colour}");
-        let how = match (pass.number, per_call) {
-            (1, _) => "node runs".to_string(),
-            (_, false) => "node re-runs from the top".to_string(),
-            (_, true) => "pending tasks re-run, completed tasks keep their result".to_string(),
+        self.line(format_args!("rect {colour}"));
+        let how = match (pass.number, self.per_call) {
+            (1, _) => "node runs",
+            (_, false) => "node re-runs from the top",
+            (_, true) => "pending tasks re-run, completed tasks keep their result",
         };
         let stored = match pass.answers {
             1 => "1 answer stored".to_string(),
             n => format!("{n} answers stored"),
         };
-        let _ = writeln!(
-            out,
-            "    Note over N,H: pass {} - {how}, {stored}",
-            pass.number
-        );
+        let number = pass.number;
+        self.line(format_args!(
+            "Note over N,H: pass {number} - {how}, {stored}"
+        ));
         for step in &pass.steps {
-            match step {
-                Step::Start { call } => {
-                    runs[*call] += 1;
-                    let verb = match outcome.calls[*call].class {
-                        Class::Direct => "start",
-                        Class::Event => "dispatch to host",
-                    };
-                    let again = if runs[*call] > 1 {
-                        format!(" again (run {})", runs[*call])
-                    } else {
-                        String::new()
-                    };
-                    let _ = writeln!(out, "    N->>{}: {verb}{again}", alias(*call));
-                }
-                Step::Complete { call } => {
-                    completions[*call] += 1;
-                    let note = if completions[*call] > 1 {
-                        format!(" (time {}, double execution)", completions[*call])
-                    } else {
-                        String::new()
-                    };
-                    let _ = writeln!(out, "    {}-->>N: completed{note}", alias(*call));
-                }
-                Step::FromCache { call } => {
-                    let _ = writeln!(
-                        out,
-                        "    Note over {}: served from the cache, not re-run",
-                        alias(*call)
-                    );
-                }
-                Step::Skip { call, reason } => {
-                    let _ = writeln!(out, "    Note over {}: {}", alias(*call), reason.describe());
-                }
-                Step::Interrupt {
-                    site,
-                    index,
-                    outcome: result,
-                } => {
-                    let what = match result {
-                        InterruptOutcome::Raised => format!("index {index} raises"),
-                        InterruptOutcome::Answered { answer, given_to } if given_to == site => {
-                            format!("index {index} returns answer {answer}")
-                        }
-                        InterruptOutcome::Answered { answer, given_to } => format!(
-                            "index {index} returns answer {answer}, WRONG - it was given to the {}",
-                            site_text(given_to)
-                        ),
-                    };
-                    let arrow = match result {
-                        InterruptOutcome::Raised => "--x",
-                        InterruptOutcome::Answered { .. } => "-->>",
-                    };
-                    match (site.kind, site.calls.as_slice()) {
-                        (InterruptKind::BatchApproval, _) | (_, []) => {
-                            let _ = writeln!(out, "    Note over N: {} - {what}", site_text(site));
-                        }
-                        (kind, [call, ..]) => {
-                            let _ = writeln!(
-                                out,
-                                "    {}{arrow}N: {} interrupt() {what}",
-                                alias(*call),
-                                kind_text(kind)
-                            );
-                        }
-                    }
-                }
-            }
+            self.step(step);
         }
-        let _ = writeln!(out, "    end");
+        self.line(format_args!("end"));
         if let Some(pause) = &pass.pause {
-            let task = if per_call { " of its task" } else { "" };
-            let _ = writeln!(
-                out,
-                "    N->>H: pause - {} surfaces, index {}{task}",
-                site_text(&pause.site),
-                pause.index
-            );
-            let _ = writeln!(
-                out,
-                "    H->>N: resume with answer {} for the {}",
-                pause.index,
-                site_text(&pause.site)
-            );
+            self.pause(pause);
         }
     }
-    let end = if outcome.finished {
-        format!("batch complete after {} passes", outcome.passes)
-    } else {
-        format!(
-            "stopped at the pass cap after {} passes, batch incomplete",
-            outcome.passes
-        )
-    };
-    let _ = writeln!(out, "    Note over N,H: {end}");
-    out
+
+    fn step(&mut self, step: &Step) {
+        match step {
+            Step::Start { call } => {
+                self.runs[*call] += 1;
+                let verb = match self.outcome.calls[*call].class {
+                    Class::Direct => "start",
+                    Class::Event => "dispatch to host",
+                };
+                let again = match self.runs[*call] {
+                    1 => String::new(),
+                    n => format!(" again (run {n})"),
+                };
+                let alias = Self::alias(*call);
+                self.line(format_args!("N->>{alias}: {verb}{again}"));
+            }
+            Step::Complete { call } => {
+                self.completions[*call] += 1;
+                let note = match self.completions[*call] {
+                    1 => String::new(),
+                    n => format!(" (time {n}, double execution)"),
+                };
+                let alias = Self::alias(*call);
+                self.line(format_args!("{alias}-->>N: completed{note}"));
+            }
+            Step::FromCache { call } => {
+                let alias = Self::alias(*call);
+                self.line(format_args!(
+                    "Note over {alias}: served from the cache, not re-run"
+                ));
+            }
+            Step::Skip { call, reason } => {
+                let alias = Self::alias(*call);
+                self.line(format_args!("Note over {alias}: {}", reason.describe()));
+            }
+            Step::Interrupt {
+                site,
+                index,
+                outcome,
+            } => self.interrupt(site, *index, outcome),
+        }
+    }
+
+    /// An `interrupt()` call: raised, or answered (by the right site's answer or not).
+    fn interrupt(&mut self, site: &InterruptSite, index: usize, result: &InterruptOutcome) {
+        let what = match result {
+            InterruptOutcome::Raised => format!("index {index} raises"),
+            InterruptOutcome::Answered { answer, given_to } if given_to == site => {
+                format!("index {index} returns answer {answer}")
+            }
+            InterruptOutcome::Answered { answer, given_to } => format!(
+                "index {index} returns answer {answer}, WRONG - it was given to the {}",
+                self.site_text(given_to)
+            ),
+        };
+        let arrow = match result {
+            InterruptOutcome::Raised => "--x",
+            InterruptOutcome::Answered { .. } => "-->>",
+        };
+        match (site.kind, site.calls.as_slice()) {
+            (InterruptKind::BatchApproval, _) | (_, []) => {
+                let site = self.site_text(site);
+                self.line(format_args!("Note over N: {site} - {what}"));
+            }
+            (kind, [call, ..]) => {
+                let alias = Self::alias(*call);
+                let kind = kind_text(kind);
+                self.line(format_args!("{alias}{arrow}N: {kind} interrupt() {what}"));
+            }
+        }
+    }
+
+    /// The pause that ends a pass, and the resume with the human's answer.
+    fn pause(&mut self, pause: &Pause) {
+        let task = if self.per_call { " of its task" } else { "" };
+        let (site, index) = (self.site_text(&pause.site), pause.index);
+        self.line(format_args!(
+            "N->>H: pause - {site} surfaces, index {index}{task}"
+        ));
+        self.line(format_args!(
+            "H->>N: resume with answer {index} for the {site}"
+        ));
+    }
+
+    fn ending(&mut self) {
+        let passes = self.outcome.passes;
+        let end = if self.outcome.finished {
+            format!("batch complete after {passes} passes")
+        } else {
+            format!("stopped at the pass cap after {passes} passes, batch incomplete")
+        };
+        self.line(format_args!("Note over N,H: {end}"));
+    }
 }
 
 fn kind_text(kind: InterruptKind) -> &'static str {

@@ -77,11 +77,13 @@ pub fn run_cases(
     }
 }
 
-/// Every input fixture of `set` (not a pinned `*.repaired.*` or `*.lint` file) has a case.
+/// Every input fixture of `set` (a `.json` or `.jsonl` log, not a pinned `*.repaired.*` file)
+/// has a case.
 pub fn assert_every_fixture_listed(set: &str, cases: &[Case]) {
     for entry in std::fs::read_dir(files::dir(set)).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if !name.contains(".repaired.") && !name.ends_with(".lint") {
+        let log = name.ends_with(".json") || name.ends_with(".jsonl");
+        if log && !name.contains(".repaired.") {
             assert!(cases.iter().any(|c| c.0 == name), "{name} has no case");
         }
     }

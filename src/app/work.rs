@@ -1,0 +1,189 @@
+//! Work over many inputs: on every core, results taken in input order, and a progress bar on
+//! standard error when a person is watching a long run.
+//!
+//! Inputs are handled in batches: each batch is processed in parallel, then its results are
+//! handed over one by one in input order, so what is printed or written is the same as a
+//! single-threaded run, and memory holds one batch of results, not all of them.
+
+use std::io::{IsTerminal, Read};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use toolmend::io::inputs::Input;
+
+/// A batch ends after this many bytes of input (outputs of a batch are held together).
+const BATCH_BYTES: u64 = 64 << 20;
+/// Inputs per batch and thread, at most.
+const BATCH_PER_THREAD: usize = 32;
+/// A bar appears only once the work has run this long.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// How many threads, and whether a bar may be shown.
+pub struct Work {
+    pool: rayon::ThreadPool,
+    progress: bool,
+}
+
+impl Work {
+    /// `threads` 0 means one per core; `progress` is whether the user allows a bar (it is
+    /// still only drawn on a terminal, outside CI, after a second).
+    pub fn new(threads: usize, progress: bool) -> Result<Work> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .context("cannot start worker threads")?;
+        let progress = progress
+            && std::io::stderr().is_terminal()
+            && std::env::var_os("CI").is_none_or(|v| v.is_empty());
+        Ok(Work { pool, progress })
+    }
+
+    /// Run `work` on every input in parallel (counting what it reads on the [`Meter`]), then
+    /// `take` each result in input order, on the calling thread. What `take` writes to a
+    /// terminal goes through [`suspended`].
+    pub fn each<R: Send>(
+        &self,
+        inputs: &[Input],
+        work: impl Fn(&Input, &Meter) -> R + Sync,
+        mut take: impl FnMut(&Input, R) -> Result<()>,
+    ) -> Result<()> {
+        let sizes: Vec<u64> = inputs.iter().map(size).collect();
+        let meter = Meter::start(self.progress, inputs.len(), sizes.iter().sum());
+        let per_batch = self.pool.current_num_threads().max(1) * BATCH_PER_THREAD;
+        let mut start = 0;
+        while start < inputs.len() {
+            let mut end = start;
+            let mut bytes = 0;
+            while end < inputs.len()
+                && end - start < per_batch
+                && (end == start || bytes < BATCH_BYTES)
+            {
+                bytes += sizes[end];
+                end += 1;
+            }
+            let batch = &inputs[start..end];
+            let results: Vec<R> = if batch.len() == 1 {
+                vec![work(&batch[0], &meter)]
+            } else {
+                self.pool
+                    .install(|| batch.par_iter().map(|i| work(i, &meter)).collect())
+            };
+            for (input, result) in batch.iter().zip(results) {
+                take(input, result)?;
+                meter.file_done();
+            }
+            start = end;
+        }
+        meter.finish();
+        Ok(())
+    }
+}
+
+/// The size of a file input (0 for standard input or what cannot be looked at).
+fn size(input: &Input) -> u64 {
+    input
+        .path
+        .as_deref()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len())
+}
+
+/// The bar being drawn, if any: lines written to standard error meanwhile go through it.
+static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// Run `f` (which writes to standard error) with the bar, if one is drawn, out of the way.
+pub fn suspended<T>(f: impl FnOnce() -> T) -> T {
+    let shown = SHOWN.lock().ok().and_then(|s| s.clone());
+    match shown {
+        Some(bar) => bar.suspend(f),
+        None => f(),
+    }
+}
+
+/// Progress over files and bytes, drawn once the work has run for a second. Shared by the
+/// worker threads: bytes are counted as they are read.
+pub struct Meter {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    files: usize,
+    done: AtomicUsize,
+}
+
+impl Meter {
+    fn start(allowed: bool, files: usize, bytes: u64) -> Meter {
+        let bar = (allowed && files > 0).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(bytes), ProgressDrawTarget::hidden());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} {msg}",
+                )
+                .expect("a valid template"),
+            );
+            bar
+        });
+        Meter {
+            bar,
+            started: Instant::now(),
+            files,
+            done: AtomicUsize::new(0),
+        }
+    }
+
+    /// Count `bytes` of input as read.
+    pub fn add(&self, bytes: u64) {
+        let Some(bar) = &self.bar else { return };
+        bar.inc(bytes);
+        if bar.is_hidden()
+            && self.started.elapsed() >= SHOW_AFTER
+            && let Ok(mut shown) = SHOWN.lock()
+            && shown.is_none()
+        {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            *shown = Some(bar.clone());
+        }
+    }
+
+    /// `reader`, counting what is read from it.
+    pub fn reader<R: Read>(&self, reader: R) -> Counted<'_, R> {
+        Counted {
+            meter: self,
+            reader,
+        }
+    }
+
+    fn file_done(&self) {
+        if let Some(bar) = &self.bar {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.set_message(format!("{done}/{} files", self.files));
+        }
+    }
+
+    fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+            if let Ok(mut shown) = SHOWN.lock() {
+                *shown = None;
+            }
+        }
+    }
+}
+
+/// A reader that counts its bytes on a [`Meter`].
+pub struct Counted<'m, R> {
+    meter: &'m Meter,
+    reader: R,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.reader.read(buf)?;
+        self.meter.add(n as u64);
+        Ok(n)
+    }
+}
