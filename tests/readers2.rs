@@ -162,21 +162,28 @@ fn opencode_sessions() {
             }
             continue;
         }
-        for (path, bytes) in &changed {
-            let rel = path.strip_prefix(&real).unwrap();
-            let want = expected_dir.join(rel);
-            if std::env::var("TRYCMD").is_ok_and(|v| v == "overwrite") {
-                fs::create_dir_all(want.parent().unwrap()).unwrap();
-            }
-            problems.extend(files::check_pinned(&want, bytes).err());
-        }
-        // The repaired session: no unfinished tool left, and a second repair changes nothing.
+        // The repaired session, in full: a storage root of its own under `CASE.repaired/`.
         let dir = tempfile::tempdir().unwrap();
         let copy = dir.path().join("storage");
         copy_tree(&real, &copy);
         for (path, bytes) in &changed {
             fs::write(copy.join(path.strip_prefix(&real).unwrap()), bytes).unwrap();
         }
+        for file in tree_files(&copy) {
+            let rel = file.strip_prefix(&copy).unwrap();
+            let want = expected_dir.join("storage").join(rel);
+            if std::env::var("TRYCMD").is_ok_and(|v| v == "overwrite") {
+                fs::create_dir_all(want.parent().unwrap()).unwrap();
+            }
+            problems.extend(files::check_pinned(&want, &fs::read(&file).unwrap()).err());
+        }
+        let pinned_count = tree_files(&expected_dir.join("storage")).len();
+        if pinned_count != tree_files(&copy).len() {
+            problems.push(format!(
+                "{case}: {pinned_count} pinned files, not the session's"
+            ));
+        }
+        // No unfinished tool left, and a second repair changes nothing.
         let (copy_real, again) = {
             let r = opencode::root_of(&copy).unwrap();
             let s = opencode::sessions(&r, &copy).remove(0);
@@ -191,6 +198,24 @@ fn opencode_sessions() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// Every file under `dir`, sorted.
+fn tree_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -222,11 +247,13 @@ fn any_path_inside_a_storage_root_names_its_session() {
         let ids: Vec<&str> = s.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, [id], "{inside}");
     }
-    // A directory walk from above the storage root finds both fixture sessions, once each.
+    // A directory walk from above the storage roots finds each fixture session once (the
+    // pinned repaired session is a storage root too).
     let (found, errors) = toolmend::io::inputs::expand(&[root("opencode")]);
     assert!(errors.is_empty());
     let sessions: Vec<_> = found.iter().filter_map(|i| i.session.as_ref()).collect();
-    assert_eq!(sessions.len(), 2, "{found:?}");
+    assert_eq!(sessions.len(), 3, "{found:?}");
+    assert_eq!(found.len(), 3, "nothing else is walked: {found:?}");
 }
 
 #[test]
@@ -285,7 +312,7 @@ fn cli_repairs_an_opencode_session_in_place() {
         "stdout cannot take a session"
     );
     assert_eq!(run(&["repair", "--in-place"]).status.code(), Some(0));
-    let expected = root("opencode").join("stale-running.repaired");
+    let expected = root("opencode").join("stale-running.repaired/storage");
     for rel in [
         "part/msg_9e5c1d3c4001EfEfEfEfEfEf/prt_9e5c1d3d6001IjIjIjIjIjIj.json",
         "part/msg_9e5c1d3c4001EfEfEfEfEfEf/prt_9e5c1d3e1001KlKlKlKlKlKl.json",

@@ -55,9 +55,12 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         inputs.into_iter().partition(|i| i.session.is_some());
     for input in &sessions {
         let session = input.session.as_ref().expect("partitioned on it");
-        let Some(changed) = repair_session(session, &a, &lint_opts, &options, &mut errors) else {
+        let Some((counts, repaired, changed)) =
+            repair_session(session, &a, &lint_opts, &options, &mut errors)
+        else {
             continue;
         };
+        tally.add(counts, &repaired);
         changed_any |= !changed.is_empty();
         if to_stdout || a.output.is_some() {
             errors.push(anyhow::anyhow!(
@@ -268,16 +271,16 @@ fn write_diff(name: &str, old: &[u8], new: &[u8], color: bool, out: &mut dyn Wri
 /// A file a repair changes: its path, original bytes and new bytes.
 type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
 
-/// Repair an OpenCode session read as one document: the files it changes, with their
-/// original and repaired bytes (`None` when it could not be read or split back; the error is
-/// added to `errors`).
+/// Repair an OpenCode session read as one document: its counts, the repair of the whole, and
+/// the files it changes with their original and repaired bytes (`None` when it could not be
+/// read or split back; the error is added to `errors`).
 fn repair_session(
     session: &toolmend::io::opencode::Session,
     a: &RepairArgs,
     lint_opts: &toolmend::Options,
     options: &RepairOptions,
     errors: &mut Vec<anyhow::Error>,
-) -> Option<Vec<ChangedFile>> {
+) -> Option<(Counts, Repaired, Vec<ChangedFile>)> {
     let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
     let name = session.name();
     if let Some(f) = assembled.broken.first() {
@@ -292,25 +295,25 @@ fn repair_session(
     }
     let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
     let repaired = analysed.repair(&assembled.bytes, options);
+    let counts = counts(&analysed, &repaired);
     if !a.quiet {
-        report(&name, counts(&analysed, &repaired), &repaired, true);
+        report(&name, counts, &repaired, true);
     }
     let changed = assembled
         .split(&repaired.output)
         .map_err(|e| errors.push(anyhow::anyhow!("{name}: {e}")))
         .ok()?;
-    Some(
-        changed
-            .into_iter()
-            .map(|(path, bytes)| {
-                let original = assembled
-                    .segments
-                    .iter()
-                    .find(|s| s.path == path)
-                    .map(|s| s.original.clone())
-                    .unwrap_or_default();
-                (path, original, bytes)
-            })
-            .collect(),
-    )
+    let changed = changed
+        .into_iter()
+        .map(|(path, bytes)| {
+            let original = assembled
+                .segments
+                .iter()
+                .find(|s| s.path == path)
+                .map(|s| s.original.clone())
+                .unwrap_or_default();
+            (path, original, bytes)
+        })
+        .collect();
+    Some((counts, repaired, changed))
 }
