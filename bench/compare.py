@@ -1,0 +1,215 @@
+"""Whole-command benchmark: toolmend beside a parse floor, jq and the seed algorithm in Python.
+
+    python3 bench/compare.py [--mb 100] [--runs 5] [--shapes conv,msg,claude,doc,dir] [--keep DIR]
+
+Generates synthetic corpora of the chosen size (deterministic), builds toolmend and the parse
+floor (`examples/parse_floor.rs`: serde_json into IgnoredAny, one thread) in release mode,
+runs every command `--runs` times and prints, per corpus, the median wall time, its ratio to
+the parse floor and the peak resident memory of the command itself (GNU time's `%M`; "n/a"
+without /usr/bin/time). Needs Python 3 and cargo; jq for its row. Prints Markdown tables.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILLER = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
+
+
+def text(rng, words):
+    return " ".join(rng.choice(FILLER.split()) for _ in range(words))
+
+
+def chat_conversation(rng, conv, dangling):
+    """One OpenAI-chat conversation of a few turns with parallel tool calls."""
+    msgs = [{"role": "system", "content": "You are a helpful agent."}, {"role": "user", "content": text(rng, 30)}]
+    for turn in range(3):
+        calls = [
+            {"id": f"call_{conv}_{turn}_{i}", "type": "function",
+             "function": {"name": rng.choice(["search", "read_file", "run"]),
+                          "arguments": json.dumps({"query": text(rng, 12), "limit": rng.randint(1, 50)})}}
+            for i in range(rng.randint(1, 3))
+        ]
+        msgs.append({"role": "assistant", "content": None, "tool_calls": calls})
+        answered = calls[:-1] if dangling and turn == 1 else calls
+        for c in answered:
+            msgs.append({"role": "tool", "tool_call_id": c["id"], "content": text(rng, 80)})
+        msgs.append({"role": "assistant", "content": text(rng, 40)})
+        msgs.append({"role": "user", "content": text(rng, 20)})
+    return msgs
+
+
+def write_conv(path, size, rng):
+    with open(path, "w") as f:
+        n = 0
+        while f.tell() < size:
+            f.write(json.dumps({"messages": chat_conversation(rng, n, n % 10 == 3)}) + "\n")
+            n += 1
+
+
+def write_msg(path, size, rng):
+    with open(path, "w") as f:
+        n = 0
+        while f.tell() < size:
+            for m in chat_conversation(rng, n, n % 10 == 3):
+                f.write(json.dumps(m) + "\n")
+            n += 1
+
+
+def write_doc(path, size, rng):
+    msgs, total, n = [], 0, 0
+    while total < size:
+        conv = chat_conversation(rng, n, n % 10 == 3)
+        total += len(json.dumps(conv, indent=2))
+        msgs.extend(conv)
+        n += 1
+    with open(path, "w") as f:
+        json.dump({"model": "gpt-4o", "messages": msgs}, f, indent=2)
+
+
+def write_claude(path, size, rng):
+    """Claude Code-style session lines: uuid chain, one content block per line."""
+    with open(path, "w") as f:
+        parent, n = None, 0
+
+        def line(kind, content, msg_id=None):
+            nonlocal parent, n
+            uuid = f"00000000-0000-4000-8000-{n:012d}"
+            message = {"role": kind, "content": content}
+            if msg_id:
+                message = {"id": msg_id, "type": "message", "role": kind, "model": "claude-sonnet-4-5", "content": content}
+            rec = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/work/project",
+                   "sessionId": "11111111-2222-4333-8444-555555555555", "version": "2.1.0", "gitBranch": "main",
+                   "type": kind, "message": message, "uuid": uuid, "timestamp": f"2026-01-01T00:00:{n % 60:02d}.000Z"}
+            f.write(json.dumps(rec) + "\n")
+            parent, n = uuid, n + 1
+
+        turn = 0
+        while f.tell() < size:
+            line("user", text(rng, 25))
+            calls = [f"toolu_{turn}_{i}" for i in range(rng.randint(1, 3))]
+            for c in calls:
+                line("assistant", [{"type": "tool_use", "id": c, "name": rng.choice(["Bash", "Read", "Grep"]),
+                                    "input": {"command": text(rng, 10)}}], msg_id=f"msg_{turn}")
+            answered = calls[:-1] if turn % 10 == 3 else calls
+            for c in answered:
+                line("user", [{"type": "tool_result", "tool_use_id": c, "content": text(rng, 90)}])
+            line("assistant", [{"type": "text", "text": text(rng, 40)}], msg_id=f"msg_{turn}_t")
+            turn += 1
+
+
+def write_dir(path, size, rng):
+    os.makedirs(path)
+    n, total = 0, 0
+    while total < size:
+        sub = os.path.join(path, f"{n // 500:03d}")
+        os.makedirs(sub, exist_ok=True)
+        file = os.path.join(sub, f"run-{n:05d}.json")
+        with open(file, "w") as f:
+            json.dump({"messages": chat_conversation(rng, n, n % 10 == 3)}, f, indent=2)
+        total += os.path.getsize(file)
+        n += 1
+
+
+SHAPES = {
+    "conv": ("conversation per line", "conv.jsonl", write_conv),
+    "msg": ("message per line", "msg.jsonl", write_msg),
+    "claude": ("Claude Code session", "claude.jsonl", write_claude),
+    "doc": ("pretty JSON document", "doc.json", write_doc),
+    "dir": ("directory of small logs", "logs", write_dir),
+}
+
+
+def run(cmd, stdout):
+    """Wall time and peak RSS (bytes, or None) of one run of `cmd`. The peak comes from GNU
+    time, which forks the command itself: the kernel's high-water mark of a process started
+    straight from Python would include Python's own memory."""
+    timer = shutil.which("time", path="/usr/bin:/bin")
+    with tempfile.NamedTemporaryFile(mode="r") as peak:
+        full = [timer, "-f", "%M", "-o", peak.name] + cmd if timer else cmd
+        start = time.perf_counter()
+        code = subprocess.run(full, stdout=stdout, stderr=subprocess.DEVNULL).returncode
+        wall = time.perf_counter() - start
+        if code not in (0, 1):
+            sys.exit(f"compare.py: {' '.join(cmd)} exited {code}")
+        kb = peak.read().strip().splitlines()
+    return wall, int(kb[-1]) * 1024 if timer and kb and kb[-1].isdigit() else None
+
+
+def build():
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "toolmend", "--example", "parse_floor"],
+                   cwd=ROOT, check=True)
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", "toolmend"), os.path.join(target, "release", "examples", "parse_floor")
+
+
+def commands(shape, path, toolmend, floor):
+    jsonl = path.endswith(".jsonl")
+    rows = [
+        ("parse floor (serde_json, 1 thread)", [floor, path]),
+        ("toolmend lint -j 1", [toolmend, "lint", "-j", "1", "--quiet", "--exit-zero", path]),
+        ("toolmend lint", [toolmend, "lint", "--quiet", "--exit-zero", path]),
+    ]
+    if shape != "dir":
+        rows.append(("toolmend repair -j 1", [toolmend, "repair", "-j", "1", "--quiet", path]))
+    else:
+        rows.append(("toolmend repair --check -j 1", [toolmend, "repair", "--check", "-j", "1", "--quiet", path]))
+        rows.append(("toolmend repair --check", [toolmend, "repair", "--check", "--quiet", path]))
+    if shutil.which("jq") and shape != "dir":
+        rows.append(("jq -c . (parse and print)", ["jq", "-c", "."] + ([path] if not jsonl else [path])))
+    if shape != "dir":
+        rows.append(("seed algorithm in Python", [sys.executable, os.path.join(ROOT, "bench", "seed_repair.py"), path]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mb", type=float, default=100, help="corpus size in MB (default 100)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per command; the median is shown")
+    ap.add_argument("--shapes", default="conv,msg,claude,doc,dir")
+    ap.add_argument("--keep", help="write the corpora here and keep them")
+    args = ap.parse_args()
+    toolmend, floor = build()
+    work = args.keep or tempfile.mkdtemp(prefix="toolmend-bench-")
+    os.makedirs(work, exist_ok=True)
+    size = int(args.mb * 1_000_000)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+          f"{args.runs} runs, median wall time; peak RSS from GNU time (%M)\n")
+    try:
+        for shape in args.shapes.split(","):
+            title, name, write = SHAPES[shape]
+            path = os.path.join(work, name)
+            if not os.path.exists(path):
+                write(path, size, random.Random(7))
+            print(f"### {title} ({args.mb:g} MB)\n")
+            print("| command | median s | × floor | peak RSS MB |")
+            print("|---|---:|---:|---:|")
+            floor_time = None
+            for label, cmd in commands(shape, path, toolmend, floor):
+                times, peaks = [], []
+                for _ in range(args.runs):
+                    with open(os.devnull, "wb") as null:
+                        wall, rss = run(cmd, null)
+                    times.append(wall)
+                    peaks.append(rss)
+                median = statistics.median(times)
+                floor_time = floor_time or median
+                peak = "n/a" if None in peaks else f"{max(peaks) / 1e6:.0f}"
+                print(f"| {label} | {median:.2f} | {median / floor_time:.2f} | {peak} |", flush=True)
+            print()
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
