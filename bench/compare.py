@@ -1,4 +1,4 @@
-"""Whole-command benchmark: toolmend beside a parse floor, jq and the seed algorithm in Python.
+"""Whole-command benchmark: toolmend beside a parse floor, jq and the dangling-call middleware algorithm in Python.
 
     python3 bench/compare.py [--mb 100] [--runs 5] [--shapes conv,msg,claude,doc,dir] [--keep DIR]
 
@@ -167,7 +167,7 @@ def commands(shape, path, toolmend, floor):
     if shutil.which("jq") and shape != "dir":
         rows.append(("jq -c . (parse and print)", ["jq", "-c", "."] + ([path] if not jsonl else [path])))
     if shape != "dir":
-        rows.append(("seed algorithm in Python", [sys.executable, os.path.join(ROOT, "bench", "seed_repair.py"), path]))
+        rows.append(("middleware algorithm in Python", [sys.executable, os.path.join(ROOT, "bench", "middleware_repair.py"), path]))
     return rows
 
 

@@ -1,4 +1,4 @@
-"""The seed middleware's algorithm, written straightforwardly in Python, as a benchmark peer.
+"""The dangling-tool-call middleware's algorithm (DeerFlow's), written straightforwardly in Python, as a benchmark peer.
 
 For each conversation: collect every result's call id, then walk the messages and right after
 each model message insert one error result per call whose id has no result (each id once).
@@ -8,7 +8,7 @@ writes the patched log to standard output. Claude Code session lines (`type` use
 with `tool_use`/`tool_result` blocks) are handled the same way, the placeholder being a user
 line.
 
-    python3 bench/seed_repair.py FILE > repaired
+    python3 bench/middleware_repair.py FILE > repaired
 """
 
 import json
@@ -53,7 +53,7 @@ def claude_placeholder(call_id, _name, msg):
 
 
 def patch(messages, claude):
-    """The seed's two passes: ids with results, then inserts after each calling message."""
+    """The two passes: ids with results, then inserts after each calling message."""
     calls = claude_calls if claude else chat_calls
     answered = set()
     for m in messages:
