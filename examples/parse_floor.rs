@@ -54,7 +54,9 @@ fn parse(path: &Path) -> std::io::Result<usize> {
     if !lines {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes)?;
-        return Ok(usize::from(serde_json::from_slice::<IgnoredAny>(&bytes).is_ok()));
+        return Ok(usize::from(
+            serde_json::from_slice::<IgnoredAny>(&bytes).is_ok(),
+        ));
     }
     let mut values = 0;
     let mut line = Vec::new();
