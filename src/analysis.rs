@@ -23,8 +23,14 @@ pub enum Window {
     /// Anywhere after the call, before the next model message (Claude Code).
     BeforeNextAssistant,
     /// Anywhere after the call while only calls, results and other items (reasoning) follow;
-    /// a user, system or plain model message closes it (Responses input items).
+    /// a user, system or plain model message closes it (Responses items sent to a strict
+    /// server such as DeepSeek's).
     CallRun,
+    /// Anywhere after the call (Responses items sent to OpenAI, which pairs by `call_id`).
+    AfterCall,
+    /// In the next content holding results, after any number of consecutive model contents
+    /// with calls, which it may answer together (Gemini).
+    NextResponseTurn,
 }
 
 /// A call with the index of the model message that made it.
@@ -121,6 +127,14 @@ pub enum Defect {
         /// The result.
         result: ResultAt,
     },
+    /// TM005: a call id used again by a call of a later message, where the provider wants
+    /// every id unique in the request.
+    ReusedCallId {
+        /// The first call with the id.
+        first: CallAt,
+        /// The later call with the same id.
+        call: CallAt,
+    },
 }
 
 impl Defect {
@@ -135,10 +149,12 @@ impl Defect {
             Defect::Misplaced { .. } => 5,
             Defect::DuplicateResult { .. } => 6,
             Defect::MissingResultId { .. } => 7,
+            Defect::ReusedCallId { .. } => 2,
         };
         match self {
             Defect::Dangling { call, .. }
             | Defect::DuplicateCallId { call, .. }
+            | Defect::ReusedCallId { call, .. }
             | Defect::MissingCallId { call }
             | Defect::MissingToolName { call } => (call.holder, 0, call.slot, rank),
             Defect::Orphan { result, .. }
@@ -207,6 +223,8 @@ impl Closed {
 pub struct WalkOptions {
     /// Analyse only the last N messages: results whose call lies before them are not orphans.
     pub tail: bool,
+    /// A call id used again by a later message is a defect (the provider wants unique ids).
+    pub unique_ids: bool,
 }
 
 /// The incremental ordered walk over one conversation.
@@ -224,6 +242,8 @@ pub struct Walker {
     tentative: IdMap<VecDeque<(CallAt, usize)>>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: IdMap<VecDeque<ResultAt>>,
+    /// The first call of each id (kept only when ids must be unique).
+    first_calls: IdMap<CallAt>,
     /// The model messages whose answer windows are open.
     owners: Vec<usize>,
     defects: Vec<Defect>,
@@ -240,6 +260,7 @@ impl Walker {
             closed: IdMap::default(),
             tentative: IdMap::default(),
             pending: IdMap::default(),
+            first_calls: IdMap::default(),
             owners: Vec::new(),
             defects: Vec::new(),
             calls_checked: 0,
@@ -249,6 +270,8 @@ impl Walker {
     fn in_window(&self, owner: usize, at: usize, result: &ToolResult) -> bool {
         match self.window {
             Window::NextMessage => owner + 1 == at && result.leading,
+            Window::AfterCall => owner < at,
+            Window::NextResponseTurn => result.leading && self.owners.contains(&owner),
             _ => self.owners.contains(&owner),
         }
     }
@@ -260,6 +283,11 @@ impl Walker {
         }
         match self.window {
             Window::ToolRun | Window::NextMessage => msg.role != Role::Tool,
+            // Consecutive model turns with calls keep the group open.
+            Window::NextResponseTurn => {
+                msg.role != Role::Tool && (msg.role != Role::Assistant || msg.calls.is_empty())
+            }
+            Window::AfterCall => false,
             Window::BeforeNextAssistant => msg.role == Role::Assistant,
             Window::CallRun => match msg.role {
                 Role::User | Role::System => true,
@@ -279,8 +307,17 @@ impl Walker {
         if self.closes_windows(msg) {
             self.owners.clear();
         }
+        // A response turn answers the model turns before it, and no later message answers
+        // them (Gemini).
+        let answered_turn = self.window == Window::NextResponseTurn
+            && !msg.continuation
+            && !msg.results.is_empty()
+            && msg.calls.is_empty();
         for (slot, result) in msg.results.iter().enumerate() {
             self.result(msg.index, slot, msg.calls.is_empty(), result);
+        }
+        if answered_turn {
+            self.owners.clear();
         }
         let calling = group_owner.unwrap_or(msg.index);
         let mut seen_here: HashMap<&str, usize> = HashMap::new();
@@ -319,6 +356,20 @@ impl Walker {
                 continue;
             } else {
                 seen_here.insert(id, slot);
+                if self.options.unique_ids {
+                    match self.first_calls.get(id) {
+                        Some(first) if first.message != calling => {
+                            self.defects.push(Defect::ReusedCallId {
+                                first: first.clone(),
+                                call: at.clone(),
+                            });
+                        }
+                        Some(_) => {}
+                        None => {
+                            self.first_calls.insert(id.to_string(), at.clone());
+                        }
+                    }
+                }
                 // A call of an earlier model message with this id is still open: it is shadowed.
                 if let Some(queue) = self.open.get_mut(id) {
                     let (earlier, same): (VecDeque<_>, VecDeque<_>) =
@@ -541,7 +592,11 @@ mod tests {
     }
 
     fn codes(spec: &str, window: Window) -> Vec<String> {
-        walk(&conv(spec), window, WalkOptions::default())
+        codes_with(spec, window, WalkOptions::default())
+    }
+
+    fn codes_with(spec: &str, window: Window, options: WalkOptions) -> Vec<String> {
+        walk(&conv(spec), window, options)
             .0
             .iter()
             .map(|d| match d {
@@ -586,6 +641,12 @@ mod tests {
                         call.message
                     )
                 }
+                Defect::ReusedCallId { call, first } => format!(
+                    "reused {}@{} first@{}",
+                    call.call.id.as_deref().unwrap(),
+                    call.message,
+                    first.message
+                ),
                 other => format!("{other:?}"),
             })
             .collect()
@@ -686,6 +747,56 @@ mod tests {
     fn call_run_window() {
         assert!(codes("U A:c1 A:c2 T:c2 T:c1 A", Window::CallRun).is_empty());
         assert_eq!(codes("A:c1 U T:c1", Window::CallRun), ["misplaced c1@2"]);
+    }
+
+    #[test]
+    fn after_call_window() {
+        // OpenAI pairs Responses outputs by call_id anywhere after the call.
+        assert!(codes("A:c1 U T:c1 A", Window::AfterCall).is_empty());
+        assert!(codes("A:c1 A:c2 U T:c2 U T:c1", Window::AfterCall).is_empty());
+        assert_eq!(codes("A:c1 U T:c1 A", Window::CallRun), ["misplaced c1@2"]);
+        assert_eq!(
+            codes("T:c1 A:c1", Window::AfterCall),
+            ["orphan c1@0 before-call"]
+        );
+    }
+
+    #[test]
+    fn next_response_turn_window() {
+        // Consecutive model turns with calls, answered together (Gemini).
+        assert!(codes("U A:c1 A:c2 T:c1,c2 A", Window::NextResponseTurn).is_empty());
+        assert_eq!(
+            codes("U A:c1 A:c2 T:c1,c2 A", Window::NextMessage),
+            ["misplaced c1@3"]
+        );
+        // A model turn without calls ends the group; a response turn answers it once.
+        assert_eq!(
+            codes("A:c1 A T:c1", Window::NextResponseTurn),
+            ["misplaced c1@2"]
+        );
+        assert_eq!(
+            codes("A:c1 A:c2 T:c2 T:c1", Window::NextResponseTurn),
+            ["misplaced c1@3"]
+        );
+    }
+
+    #[test]
+    fn reused_ids_are_a_defect_only_where_ids_must_be_unique() {
+        let spec = "A:c1 T:c1 U A:c1 T:c1";
+        assert!(codes(spec, Window::ToolRun).is_empty());
+        let unique = WalkOptions {
+            unique_ids: true,
+            ..WalkOptions::default()
+        };
+        assert_eq!(
+            codes_with(spec, Window::ToolRun, unique),
+            ["reused c1@3 first@0"]
+        );
+        // Twice in one message is TM005's other half, not a reuse.
+        assert_eq!(
+            codes_with("A:c1,c1 T:c1", Window::ToolRun, unique),
+            ["dup-id c1@0"]
+        );
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn fix_for(dialect: &dyn Dialect, defect: &Defect, read_only: bool) -> Optio
             Unsafe,
             "keep one result (--duplicates keep-first|keep-last)".into(),
         ),
-        Defect::DuplicateCallId { call, .. } => (
+        Defect::DuplicateCallId { call, .. } | Defect::ReusedCallId { call, .. } => (
             call.call.id_span.is_some(),
             Unsafe,
             "give the later call and its result a new id (--duplicate-ids re-id)".into(),

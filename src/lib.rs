@@ -50,10 +50,12 @@ mod json;
 mod lint;
 mod locate;
 mod model;
+mod provider;
 mod read;
 mod repair;
 mod rules;
 mod stream;
+mod target;
 mod terminal;
 
 pub mod io;
@@ -64,6 +66,7 @@ pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
 pub use finding::{Finding, Fix};
 pub use lint::{Analysed, LintOptions as Options, ToolStats};
 pub use model::Conversation;
+pub use provider::Provider;
 pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
 pub use repair::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
 pub use rules::{

@@ -7,9 +7,10 @@ use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions
 use crate::dialect::{self, Dialect};
 use crate::finding::Finding;
 use crate::fix::fix_for;
-use crate::model::{Conversation, Foreign, Pos};
+use crate::model::{Conversation, Foreign, Pos, Unread};
 use crate::read::{self, ReadDoc, ReadOptions};
 use crate::rules::Rule;
+use crate::target::{self, Judge, Provider};
 
 /// Options of the analysis.
 #[derive(Debug, Clone, Default)]
@@ -20,6 +21,8 @@ pub struct LintOptions {
     pub tail: Option<usize>,
     /// Reproduce DeerFlow's `DanglingToolCallMiddleware` check (`--profile deerflow`).
     pub deerflow: bool,
+    /// Judge by this provider's rules instead of each dialect's own provider (`--target`).
+    pub target: Option<Provider>,
 }
 
 /// A document with the defects of each of its conversations.
@@ -72,14 +75,21 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
             let (mut defects, n) = if options.deerflow {
                 analysis::walk_deerflow(messages)
             } else {
+                let judge = target::judge(d, options.target);
                 let walk = WalkOptions {
                     tail: options.tail.is_some(),
+                    unique_ids: judge.unique_ids,
                 };
-                analysis::walk(messages, d.window(), walk)
+                analysis::walk(messages, judge.window, walk)
             };
             defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
             calls_checked += n;
-            defects
+            // Tool keys the dialect does not read: what the walk says is not to be trusted.
+            if conv.unread.is_empty() {
+                defects
+            } else {
+                Vec::new()
+            }
         })
         .collect();
     Analysed {
@@ -136,18 +146,23 @@ pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
             f
         })
         .collect();
+    if a.doc.unrecognized() {
+        out.push(no_conversation(path, a.doc.log_like));
+    }
     for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
         let d = dialect_of(conv);
+        let judge = target::judge(d, a.options.target);
         let info = ConvInfo::of(conv);
         out.extend(
             conv.foreign
                 .iter()
                 .map(|f| foreign_finding(path, conv.index, f, conv.dialect)),
         );
+        out.extend(unread_finding(path, conv.index, &conv.unread, conv.dialect));
         out.extend(
             defects
                 .iter()
-                .map(|defect| describe(path, &info, d, defect)),
+                .map(|defect| describe(path, &info, d, &judge, defect)),
         );
     }
     out.sort_by_key(|f| (f.line, f.column, f.rule));
@@ -178,6 +193,7 @@ impl ConvInfo {
                 .unwrap_or(0),
             read_only: conv.container == crate::model::Container::Scattered
                 || !conv.foreign.is_empty()
+                || !conv.unread.is_empty()
                 || !dialect_of(conv).repairs(),
         }
     }
@@ -233,12 +249,69 @@ pub fn foreign_finding(path: &str, conversation: usize, f: &Foreign, read_as: &s
     finding
 }
 
-/// Describe one defect as a finding, with the fix [`fix_for`] offers.
-pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) -> Finding {
-    let provider = dialect
-        .provider_error(d)
-        .map(|p| format!(". {p}"))
-        .unwrap_or_default();
+/// TM009 for a document in which no conversation was found. `log_like`: something in it is
+/// message- or tool-shaped.
+pub fn no_conversation(path: &str, log_like: bool) -> Finding {
+    let what = if log_like {
+        "it holds messages or tool calls, but in a form no dialect toolmend knows reads"
+    } else {
+        "nothing in it is shaped like a message or a tool call"
+    };
+    let mut f = Finding::new(
+        Rule::UnrecognizedLog,
+        path,
+        format!(
+            "no conversation found: {what}, so nothing was checked (give the place with --at \
+             POINTER or the format with --dialect NAME; --ignore TM009 for unrelated JSON)"
+        ),
+    );
+    f.line = 1;
+    f.column = 1;
+    f
+}
+
+/// TM009 for a conversation holding messages whose tool keys its dialect does not read (one
+/// finding, at the first such message).
+pub fn unread_finding(
+    path: &str,
+    conversation: usize,
+    unread: &[Unread],
+    read_as: &str,
+) -> Option<Finding> {
+    let first = unread.first()?;
+    let reader = if read_as == crate::read::UNRECOGNIZED {
+        "which no dialect toolmend knows reads".to_string()
+    } else {
+        format!("which {read_as} does not read")
+    };
+    let mut f = Finding::new(
+        Rule::UnrecognizedLog,
+        path,
+        format!(
+            "{} message(s) carry {} (key `{}`), {reader}: this conversation was not checked \
+             and will not be repaired",
+            unread.len(),
+            first.what,
+            first.key
+        ),
+    );
+    f.line = first.pos.line;
+    f.column = first.pos.column;
+    f.pointer = first.pos.pointer.clone();
+    f.conversation = Some(conversation);
+    Some(f)
+}
+
+/// Describe one defect as a finding, naming the provider whose rule `judge` applies, with the
+/// fix [`fix_for`] offers.
+pub fn describe(
+    path: &str,
+    conv: &ConvInfo,
+    dialect: &dyn Dialect,
+    judge: &Judge,
+    d: &Defect,
+) -> Finding {
+    let provider = format!(". {}", judge.provider_error(dialect, d));
     let on_call = |rule, call: &CallAt, message| from_call(rule, path, conv, call, message);
     let on_result =
         |rule, result: &ResultAt, message| from_result(rule, path, conv, result, message);
@@ -326,6 +399,16 @@ pub fn describe(path: &str, conv: &ConvInfo, dialect: &dyn Dialect, d: &Defect) 
             Rule::MissingToolCallId,
             result,
             format!("tool result has no call id{provider}"),
+        ),
+        Defect::ReusedCallId { first, call } => on_call(
+            Rule::DuplicateToolCallId,
+            call,
+            format!(
+                "call id {} is reused in the request: message {} already used it; {} wants every call id unique{provider}",
+                quoted(call.call.id.as_deref()),
+                first.holder,
+                judge.provider.display()
+            ),
         ),
     };
     f.fix = fix_for(dialect, d, conv.read_only);

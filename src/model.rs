@@ -160,6 +160,20 @@ pub struct Conversation {
     /// Messages written in another dialect than the conversation was read as: they were not
     /// analysed, and the conversation is not repaired (a guess could corrupt it).
     pub foreign: Vec<Foreign>,
+    /// Messages carrying tool keys the conversation's dialect does not read: the conversation
+    /// is reported (TM009) instead of judged, and never repaired.
+    pub unread: Vec<Unread>,
+}
+
+/// A message carrying a tool key (see `dialect::tool_keys`) that its dialect does not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    /// Where the message is.
+    pub pos: Pos,
+    /// The key.
+    pub key: &'static str,
+    /// What the key is.
+    pub what: &'static str,
 }
 
 /// A message that another dialect recognises while the conversation's dialect does not.

@@ -14,7 +14,8 @@ pub enum Rule {
     MisplacedToolResult,
     /// TM004: a second result for a call already answered.
     DuplicateToolResult,
-    /// TM005: the same call id twice in one message.
+    /// TM005: the same call id twice in one message, or reused in a later message where the
+    /// provider wants ids unique in the request.
     DuplicateToolCallId,
     /// TM006: a call or result without an id, or a call without a tool name.
     MissingToolCallId,
@@ -22,6 +23,9 @@ pub enum Rule {
     InvalidJson,
     /// TM008: a batch mixing an interrupting tool with direct siblings that would run twice.
     HitlDoubleExecutionRisk,
+    /// TM009: a named file in which no conversation was found, or messages carrying tool keys
+    /// that the dialect they were read as does not read: reported, never repaired.
+    UnrecognizedLog,
 }
 
 /// How serious a finding is.
@@ -133,13 +137,15 @@ pub const TABLE: &[RuleData] = &[
     row(Rule::DuplicateToolResult, "TM004", "duplicate-tool-result", Error, F::Unsafe,
         "a second result for an answered call"),
     row(Rule::DuplicateToolCallId, "TM005", "duplicate-tool-call-id", Error, F::Unsafe,
-        "the same call id twice in one message"),
+        "the same call id twice in one message, or reused where the provider wants unique ids"),
     row(Rule::MissingToolCallId, "TM006", "missing-tool-call-id", Error, F::None,
         "a call or result without an id, or an empty tool name"),
     row(Rule::InvalidJson, "TM007", "invalid-json", Error, F::None,
         "a line or document that is not valid JSON"),
     row(Rule::HitlDoubleExecutionRisk, "TM008", "hitl-double-execution-risk", Warning, F::None,
         "a batch whose direct siblings would re-run after an interrupt"),
+    row(Rule::UnrecognizedLog, "TM009", "unrecognized-log", Error, F::None,
+        "a named file with no conversation, or tool keys left unread"),
 ];
 
 impl Rule {
@@ -278,7 +284,7 @@ mod tests {
             select(&["TM001,orphan-tool-result".into()]).unwrap(),
             vec![Rule::DanglingToolCall, Rule::OrphanToolResult]
         );
-        assert_eq!(select(&["tm00".into()]).unwrap().len(), 8);
+        assert_eq!(select(&["tm00".into()]).unwrap().len(), 9);
         assert!(select(&["TM999".into()]).is_err());
     }
 }

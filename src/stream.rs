@@ -7,10 +7,14 @@ use std::io::{self, BufRead};
 use crate::analysis::{self, WalkOptions, Walker};
 use crate::dialect::Dialect;
 use crate::finding::Finding;
-use crate::lint::{ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding};
-use crate::model::{Conversation, Foreign, Message};
+use crate::lint::{
+    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation,
+    unread_finding,
+};
+use crate::model::{Conversation, Foreign, Message, Unread};
 use crate::read::{LineSink, LinesReader, Problem, each_line_from};
 use crate::rules::Rule;
+use crate::target::{self, Provider};
 
 /// What linting a stream found.
 #[derive(Debug, Default)]
@@ -25,11 +29,82 @@ pub struct StreamReport {
     pub stats: BTreeMap<String, ToolStats>,
     /// For each conversation: its dialect and why.
     pub detections: Vec<String>,
+    /// Nothing was found and nothing looked like a log (a directory walk skips the file).
+    pub skippable: bool,
 }
 
 /// Lint a JSON Lines stream. `--tail` and `--profile deerflow` need the whole file and are not
 /// supported here (the caller reads the file whole for them).
+///
+/// A stream whose first line is not a JSON value on its own may be one pretty-printed document
+/// saved as `.jsonl`: it is then read whole, as the document it is (unless the format is
+/// forced), and linted as such when it parses as one.
 pub fn lint_lines<R: BufRead>(
+    path: &str,
+    mut reader: R,
+    options: &LintOptions,
+) -> io::Result<StreamReport> {
+    if options.read.format.is_some() {
+        return stream_lines(path, reader, options);
+    }
+    let limit = match options.read.max_line_bytes {
+        0 => u64::MAX,
+        n => n as u64 + 1,
+    };
+    // The first non-blank line, kept (it is streamed with the rest).
+    let mut head = Vec::new();
+    let first = loop {
+        let start = head.len();
+        let n = io::Read::take(&mut reader, limit).read_until(b'\n', &mut head)?;
+        let line = &head[start..];
+        if n == 0 || !line.iter().all(u8::is_ascii_whitespace) {
+            break start;
+        }
+    };
+    let line = &head[first..];
+    let whole_line = line.ends_with(b"\n") || (line.len() as u64) < limit;
+    let text = line.strip_suffix(b"\n").unwrap_or(line);
+    if !text.is_empty() && whole_line && !crate::read::first_line_parses(text) {
+        io::Read::read_to_end(&mut reader, &mut head)?;
+        if crate::read::one_document(&head) {
+            return Ok(whole_document(path, &head, options));
+        }
+        return stream_lines(path, io::Cursor::new(head), options);
+    }
+    stream_lines(
+        path,
+        io::Read::chain(io::Cursor::new(head), reader),
+        options,
+    )
+}
+
+/// The report of a document read whole (a pretty-printed document saved as `.jsonl`).
+fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamReport {
+    let analysed = crate::lint::analyse(path, bytes, options);
+    StreamReport {
+        findings: analysed.findings(path),
+        conversations: analysed.doc.conversations.len(),
+        calls_checked: analysed.calls_checked,
+        stats: analysed.tool_stats(),
+        detections: analysed
+            .doc
+            .conversations
+            .iter()
+            .map(|c| {
+                format!(
+                    "`{}`: {} ({} messages) — one JSON document; {}",
+                    c.pointer,
+                    c.dialect,
+                    c.messages.len(),
+                    c.detection
+                )
+            })
+            .collect(),
+        skippable: analysed.doc.skippable(),
+    }
+}
+
+fn stream_lines<R: BufRead>(
     path: &str,
     reader: R,
     options: &LintOptions,
@@ -37,6 +112,7 @@ pub fn lint_lines<R: BufRead>(
     let mut lines = LinesReader::new(&options.read);
     let mut sink = Streamer {
         path,
+        target: options.target,
         threads: Vec::new(),
         line_findings: Vec::new(),
         line_conversations: Vec::new(),
@@ -50,19 +126,22 @@ pub fn lint_lines<R: BufRead>(
             lines.line(number, start, text, long, last, &mut sink);
         },
     )?;
+    let (log_like, blank) = (lines.log_like(), !lines.saw_value());
     let chosen = lines.finish(&mut sink);
-    Ok(sink.finish(chosen))
+    Ok(sink.finish(chosen, log_like, blank))
 }
 
 struct ThreadWalk {
     key: Option<String>,
     walker: Walker,
+    unread: Vec<Unread>,
     numbering: crate::read::Numbering,
     last_turn: usize,
 }
 
 struct Streamer<'p> {
     path: &'p str,
+    target: Option<Provider>,
     threads: Vec<ThreadWalk>,
     /// Findings of one-conversation-per-line lines, with their conversation numbered from 0.
     line_findings: Vec<Finding>,
@@ -97,24 +176,12 @@ fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, d: &analysis::Defect)
 
 impl LineSink for Streamer<'_> {
     fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, mut m: Message) {
-        let at = match self.threads.iter().position(|t| t.key == thread) {
-            Some(i) => i,
-            None => {
-                self.threads.push(ThreadWalk {
-                    key: thread,
-                    walker: Walker::new(d.window(), WalkOptions::default()),
-                    numbering: Default::default(),
-                    last_turn: 0,
-                });
-                self.threads.len() - 1
-            }
-        };
-        let t = &mut self.threads[at];
+        count_calls(&mut self.report.stats, &m);
+        let t = self.thread(d, thread);
         t.numbering.number(&mut m);
         if !m.continuation {
             t.last_turn = m.index;
         }
-        count_calls(&mut self.report.stats, &m);
         t.walker.push(&m);
     }
 
@@ -131,9 +198,21 @@ impl LineSink for Streamer<'_> {
         }
     }
 
+    fn unread(&mut self, d: &'static dyn Dialect, thread: Option<String>, u: Unread) {
+        self.thread(d, thread).unread.push(u);
+    }
+
     fn conversation(&mut self, conv: Conversation) {
         let d = dialect_of(&conv);
-        let (defects, n) = analysis::walk(&conv.messages, d.window(), WalkOptions::default());
+        let judge = target::judge(d, self.target);
+        let walk = WalkOptions {
+            tail: false,
+            unique_ids: judge.unique_ids,
+        };
+        let (mut defects, n) = analysis::walk(&conv.messages, judge.window, walk);
+        if !conv.unread.is_empty() {
+            defects.clear();
+        }
         self.report.calls_checked += n;
         for m in &conv.messages {
             count_calls(&mut self.report.stats, m);
@@ -143,10 +222,16 @@ impl LineSink for Streamer<'_> {
             self.line_findings
                 .push(foreign_finding(self.path, conv.index, f, conv.dialect));
         }
+        self.line_findings.extend(unread_finding(
+            self.path,
+            conv.index,
+            &conv.unread,
+            conv.dialect,
+        ));
         for defect in &defects {
             count_dangling(&mut self.report.stats, defect);
             self.line_findings
-                .push(describe(self.path, &info, d, defect));
+                .push(describe(self.path, &info, d, &judge, defect));
         }
         self.line_conversations.push(format!(
             "`{}`: {} ({} messages) — {}",
@@ -166,10 +251,39 @@ impl LineSink for Streamer<'_> {
 }
 
 impl Streamer<'_> {
-    fn finish(mut self, chosen: Option<(&'static dyn Dialect, String)>) -> StreamReport {
+    /// The walk of `thread`, started with the rules for `d` when it is new.
+    fn thread(&mut self, d: &'static dyn Dialect, thread: Option<String>) -> &mut ThreadWalk {
+        let at = match self.threads.iter().position(|t| t.key == thread) {
+            Some(i) => i,
+            None => {
+                let judge = target::judge(d, self.target);
+                let walk = WalkOptions {
+                    tail: false,
+                    unique_ids: judge.unique_ids,
+                };
+                self.threads.push(ThreadWalk {
+                    key: thread,
+                    walker: Walker::new(judge.window, walk),
+                    unread: Vec::new(),
+                    numbering: Default::default(),
+                    last_turn: 0,
+                });
+                self.threads.len() - 1
+            }
+        };
+        &mut self.threads[at]
+    }
+
+    fn finish(
+        mut self,
+        chosen: Option<(&'static dyn Dialect, String)>,
+        log_like: bool,
+        blank: bool,
+    ) -> StreamReport {
         let threads = std::mem::take(&mut self.threads);
         let mut report = self.report;
         if let Some((d, why)) = chosen {
+            let judge = target::judge(d, self.target);
             let count = threads.len().max(1);
             for (index, t) in threads.into_iter().enumerate() {
                 report.calls_checked += t.walker.calls_checked();
@@ -177,19 +291,30 @@ impl Streamer<'_> {
                     Some(k) => format!("one message per line, thread {k}"),
                     None => "one message per line".into(),
                 };
+                let shown = crate::read::shown_dialect(d, &why, &t.unread);
+                let why = crate::read::with_unread(why.clone(), &t.unread, d);
                 report.detections.push(format!(
-                    "``: {} ({} messages) — {which}; {why}",
-                    d.name(),
+                    "``: {shown} ({} messages) — {which}; {why}",
                     t.numbering.count()
                 ));
                 let info = ConvInfo {
                     index,
                     last_turn: t.last_turn,
-                    read_only: self.foreign_threads.contains(&t.key) || !d.repairs(),
+                    read_only: self.foreign_threads.contains(&t.key)
+                        || !t.unread.is_empty()
+                        || !d.repairs(),
                 };
+                report
+                    .findings
+                    .extend(unread_finding(self.path, index, &t.unread, shown));
+                if !t.unread.is_empty() {
+                    continue;
+                }
                 for defect in t.walker.finish() {
                     count_dangling(&mut report.stats, &defect);
-                    report.findings.push(describe(self.path, &info, d, &defect));
+                    report
+                        .findings
+                        .push(describe(self.path, &info, d, &judge, &defect));
                 }
             }
             report.conversations += count;
@@ -200,6 +325,10 @@ impl Streamer<'_> {
         report.conversations += self.line_conversations.len();
         report.detections.extend(self.line_conversations);
         report.findings.extend(self.line_findings);
+        if report.conversations == 0 && report.findings.is_empty() && !blank {
+            report.findings.push(no_conversation(self.path, log_like));
+            report.skippable = !log_like;
+        }
         report.findings.sort_by_key(|f| (f.line, f.column, f.rule));
         report
     }

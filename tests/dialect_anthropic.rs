@@ -57,9 +57,15 @@ const CASES: &[pinned::Case] = &[
     ),
     (
         "reused-ids.json",
-        &[],
-        &[],
+        &["TM005"],
+        &["TM005"],
         &["messages.5.content.0: id `toolu_01Same` is not unique in the request"],
+    ),
+    (
+        "reused-id-across-turns.json",
+        &["TM005"],
+        &["TM005"],
+        &["messages.5.content.0: id `toolu_vrtx_01DJp4W3Xk7MZ` is not unique in the request"],
     ),
 ];
 

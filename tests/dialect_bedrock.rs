@@ -53,10 +53,12 @@ const CASES: &[pinned::Case] = &[
     ),
     (
         "reused-ids.json",
-        &[],
-        &[],
+        &["TM005"],
+        &["TM005"],
         &["messages.5.content.0.toolUse: toolUseId `tooluse_X` is not unique in the request"],
     ),
+    // Nova's code interpreter: a server tool use with its result inline (Bedrock answered 200).
+    ("nova-code-interpreter.json", &[], &[], &[]),
 ];
 
 #[test]

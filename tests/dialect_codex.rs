@@ -4,13 +4,14 @@
 
 pub mod common;
 
+use common::api;
 use common::api::{code_line_ids, dialects, everything, findings, with_orphans};
 use common::files::read;
 use common::pinned::{check_repair, run_as};
 use common::responses_strict::{
-    assert_corpus_strict, assert_strict_after_everything, check_fixed, items,
+    assert_corpus_strict, assert_strict_after_everything, check_fixed, check_fixed_for, items,
 };
-use toolmend::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, Provider, RepairOptions};
 
 const DIR: &str = "codex";
 
@@ -151,8 +152,19 @@ fn each_kind_gets_the_output_codex_writes_for_it() {
 }
 
 #[test]
-fn misplaced_output_line_moves_back_to_its_call() {
-    check_fixed(DIR, "misplaced.jsonl", &["TM003@5:call_m"]);
+fn output_after_other_items_is_fine_for_openai_and_moved_for_deepseek() {
+    // OpenAI pairs by call_id anywhere after the call: a user message in between is fine.
+    let input = read(DIR, "misplaced.jsonl");
+    assert!(api::code_line_ids("misplaced.jsonl", &input).is_empty());
+    assert_eq!(api::repaired("misplaced.jsonl", &input), input);
+    // DeepSeek's Responses endpoint wants it in the call's run: moved there.
+    check_fixed_for(
+        DIR,
+        "misplaced.jsonl",
+        Provider::DeepSeek,
+        &["TM003@5:call_m"],
+        "misplaced.deepseek.repaired.jsonl",
+    );
 }
 
 #[test]

@@ -4,13 +4,15 @@
 
 pub mod common;
 
+use common::api;
 use common::api::{code_line_ids, dialects, everything, findings, repair_with, with_orphans};
 use common::files::read;
 use common::pinned::{check_repair, run_as};
 use common::responses_strict::{
-    assert_corpus_strict, assert_strict_after_everything, check_fixed, items, strict_violations,
+    assert_corpus_strict, assert_strict_after_everything, check_fixed, check_fixed_for, items,
+    strict_violations,
 };
-use toolmend::{OrphanPolicy, RepairOptions};
+use toolmend::{OrphanPolicy, Provider, RepairOptions};
 
 const DIR: &str = "openai-responses";
 
@@ -85,8 +87,17 @@ fn orphan_is_reported_and_only_removed_by_policy() {
 }
 
 #[test]
-fn misplaced_output_moves_back_to_its_call() {
-    check_fixed(DIR, "misplaced.json", &["TM003@18:call_ls"]);
+fn misplaced_output_is_fine_for_openai_and_moved_for_deepseek() {
+    let input = read(DIR, "misplaced.json");
+    assert!(api::code_line_ids("misplaced.json", &input).is_empty());
+    assert_eq!(api::repaired("misplaced.json", &input), input);
+    check_fixed_for(
+        DIR,
+        "misplaced.json",
+        Provider::DeepSeek,
+        &["TM003@18:call_ls"],
+        "misplaced.deepseek.repaired.json",
+    );
 }
 
 #[test]
@@ -103,10 +114,16 @@ fn duplicate_output_is_reported_and_resolved_by_policy() {
 }
 
 #[test]
-fn ids_reused_across_turns_are_fine_but_not_while_open() {
-    // call_0 twice, each answered in its turn: clean. call_1 twice in one run: the first is
-    // shadowed; its placeholder goes right after it, before the call that reuses the id.
-    check_fixed(DIR, "reused-ids.json", &["TM001@65:call_1"]);
+fn ids_reused_across_turns_are_a_finding() {
+    // call_0 twice, each answered in its turn: the Responses API still rejects the request
+    // ("Duplicate function_call_output for call_id"), TM005. call_1 twice in one run: the
+    // first is also shadowed; its placeholder goes right after it, before the call that
+    // reuses the id.
+    check_fixed(
+        DIR,
+        "reused-ids.json",
+        &["TM005@36:call_0", "TM001@65:call_1", "TM005@72:call_1"],
+    );
 }
 
 #[test]

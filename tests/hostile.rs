@@ -277,8 +277,9 @@ fn cases() -> Vec<Case> {
                 format!("{}{}", "[".repeat(d), "]".repeat(d)).into_bytes()
             },
             args: &[],
-            lint_exit: 0,
-            lint_says: &["0 conversations"],
+            // A named file with nothing toolmend reads: said out loud, never a silent pass.
+            lint_exit: 1,
+            lint_says: &["deep.json:1:1: TM009", "0 conversations"],
             repair: Repair::Same,
         },
         Case {

@@ -77,6 +77,7 @@ fn a_file_changed_after_reading_is_left_alone() {
     let input = inputs::Input {
         name: "live.jsonl".into(),
         path: Some(p.clone()),
+        walked: false,
         session: None,
     };
     let original = inputs::load(&input).unwrap();

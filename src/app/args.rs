@@ -71,6 +71,10 @@ pub struct InputArgs {
     /// A compatibility profile.
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
+    /// Judge the logs by this provider's recorded rules instead of each dialect's own provider
+    /// (see docs/verdicts.md); `repair` then fixes what `lint` reports for that provider.
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub target: Option<TargetArg>,
     /// Lines longer than this many bytes are reported (TM007) and kept as they are instead of
     /// parsed, which bounds memory (a parsed line takes a few times its size): a JSON Lines line
     /// is skipped, a JSON document with such a line is not analysed. The default, 64 MiB, is
@@ -85,6 +89,21 @@ pub struct InputArgs {
     /// outside CI, once the work has run for a second).
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// `--target` providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// OpenAI (Chat Completions; Responses for Responses items and Codex rollouts).
+    Openai,
+    /// DeepSeek (its chat and Responses endpoints: Responses outputs must follow their call).
+    Deepseek,
+    /// Anthropic Messages (ids unique in the request).
+    Anthropic,
+    /// Google Gemini generateContent.
+    Gemini,
+    /// Amazon Bedrock Converse (ids unique in the request).
+    Bedrock,
 }
 
 /// Input formats.

@@ -43,6 +43,11 @@ pub fn run(a: LintArgs) -> Result<Status> {
                     return Ok(());
                 }
             };
+            // A directory walk passes over JSON that is not a log at all (a package.json).
+            if input.walked && one.skippable {
+                totals.skipped += 1;
+                return Ok(());
+            }
             totals.files += 1;
             totals.conversations += one.conversations;
             totals.calls += one.calls;
@@ -98,6 +103,8 @@ struct One {
     calls: usize,
     stats: BTreeMap<String, ToolStats>,
     detections: Vec<String>,
+    /// Nothing found and nothing log-shaped.
+    skippable: bool,
 }
 
 /// Lint one input. JSON Lines are streamed (memory follows the longest line) unless an option
@@ -147,6 +154,7 @@ fn check(
             calls: report.calls_checked,
             stats: report.stats,
             detections,
+            skippable: report.skippable,
         });
     }
     // An OpenCode session is read as one document; its findings name the files.
@@ -160,6 +168,7 @@ fn check(
             detections: vec![
                 "an OpenCode session with files that do not parse: not analysed".into(),
             ],
+            skippable: false,
         });
     }
     let loaded = match &assembled {
@@ -193,5 +202,6 @@ fn check(
         calls: analysed.calls_checked,
         stats: analysed.tool_stats(),
         detections,
+        skippable: analysed.doc.skippable(),
     })
 }

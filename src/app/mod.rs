@@ -12,8 +12,10 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::{Result, bail};
 
-use args::{Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile};
-use toolmend::{Format, Options as LintOptions, ReadOptions};
+use args::{
+    Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile, TargetArg,
+};
+use toolmend::{Format, Options as LintOptions, Provider, ReadOptions};
 
 /// Exit statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +114,13 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
         read,
         tail: a.tail,
         deerflow: a.profile == Some(Profile::Deerflow),
+        target: a.target.map(|t| match t {
+            TargetArg::Openai => Provider::OpenAi,
+            TargetArg::Deepseek => Provider::DeepSeek,
+            TargetArg::Anthropic => Provider::Anthropic,
+            TargetArg::Gemini => Provider::Gemini,
+            TargetArg::Bedrock => Provider::Bedrock,
+        }),
     })
 }
 

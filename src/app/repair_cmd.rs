@@ -4,9 +4,7 @@ use std::io::{BufWriter, Write};
 
 use anyhow::{Result, bail};
 
-use toolmend::{
-    Analysed, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER,
-};
+use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
 
 use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
 use toolmend::io::write;
@@ -88,6 +86,8 @@ pub fn run(a: RepairArgs) -> Result<Status> {
                 loaded,
                 repaired,
                 counts,
+                skipped,
+                refused,
             } = match done {
                 Ok(done) => done,
                 Err(e) => {
@@ -95,9 +95,13 @@ pub fn run(a: RepairArgs) -> Result<Status> {
                     return Ok(());
                 }
             };
+            if skipped {
+                return Ok(());
+            }
             changed_any |= repaired.changed;
             if !a.quiet {
-                report(&input.name, counts, &repaired, inputs.len() == 1);
+                let refused = refused.as_deref();
+                report(&input.name, counts, refused, &repaired, inputs.len() == 1);
             }
             tally.add(counts, &repaired);
             if to_stdout {
@@ -157,6 +161,10 @@ struct Done {
     loaded: Vec<u8>,
     repaired: Repaired,
     counts: Counts,
+    /// Found by a directory walk and nothing in it is log-shaped (a package.json): passed over.
+    skipped: bool,
+    /// Why toolmend refuses to repair it (TM009), if it does.
+    refused: Option<String>,
 }
 
 /// Findings of a document, and how many of them the repair fixed.
@@ -177,17 +185,24 @@ fn mend(
     meter.add(loaded.len() as u64);
     let analysed = toolmend::analyse(&input.name, &loaded, lint_opts);
     let repaired = analysed.repair(&loaded, options);
-    let counts = counts(&analysed, &repaired);
+    let findings = analysed.findings("");
+    let counts = counts(findings.len(), &repaired);
+    // What toolmend cannot read is never repaired: say so, and why.
+    let refused = findings
+        .into_iter()
+        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
+        .map(|f| f.message);
     Ok(Done {
         loaded,
         repaired,
         counts,
+        skipped: input.walked && analysed.doc.skippable(),
+        refused,
     })
 }
 
-fn counts(analysed: &Analysed, repaired: &Repaired) -> Counts {
-    let total: usize =
-        analysed.defects.iter().map(Vec::len).sum::<usize>() + analysed.doc.problems.len();
+/// `total` findings, and how many of them `repaired` fixed.
+fn counts(total: usize, repaired: &Repaired) -> Counts {
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     Counts { total, fixed }
 }
@@ -212,9 +227,22 @@ impl Tally {
     }
 }
 
-/// What was done to one document (a clean one is only mentioned when it is the only input).
-fn report(name: &str, Counts { total, fixed }: Counts, repaired: &Repaired, alone: bool) {
+/// What was done to one document (a clean one is only mentioned when it is the only input), and
+/// why it was not repaired when toolmend `refused` to.
+fn report(
+    name: &str,
+    Counts { total, fixed }: Counts,
+    refused: Option<&str>,
+    repaired: &Repaired,
+    alone: bool,
+) {
     let name = toolmend::render::escape_control(name);
+    if let Some(why) = refused {
+        super::say(format_args!(
+            "{name}: not repaired (left byte for byte as it is): {}",
+            toolmend::render::escape_control(why)
+        ));
+    }
     if total == 0 {
         if alone {
             super::say(format_args!("{name}: clean; left untouched"));
@@ -295,9 +323,14 @@ fn repair_session(
     }
     let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
     let repaired = analysed.repair(&assembled.bytes, options);
-    let counts = counts(&analysed, &repaired);
+    let findings = analysed.findings("");
+    let counts = counts(findings.len(), &repaired);
+    let refused = findings
+        .into_iter()
+        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
+        .map(|f| f.message);
     if !a.quiet {
-        report(&name, counts, &repaired, true);
+        report(&name, counts, refused.as_deref(), &repaired, true);
     }
     let changed = assembled
         .split(&repaired.output)

@@ -15,6 +15,7 @@ use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{array_at, role_message, string};
 use super::layout::{member_names, ordered, sorts_keys};
@@ -46,6 +47,10 @@ impl Dialect for Anthropic {
 
     fn window(&self) -> Window {
         Window::NextMessage
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
@@ -193,7 +198,7 @@ impl Dialect for Anthropic {
                 "Anthropic would reject this: \"each tool_use must have a single result. Found multiple `tool_result` blocks with id: {}\"",
                 result.result.id.as_deref().unwrap_or("")
             ),
-            Defect::DuplicateCallId { .. } => {
+            Defect::DuplicateCallId { .. } | Defect::ReusedCallId { .. } => {
                 "Anthropic would reject this: \"`tool_use` ids must be unique\"".into()
             }
             Defect::MissingToolName { .. } => {

@@ -2,6 +2,10 @@
 //! assistant message, answered by `{"toolResult": {"toolUseId", "content", "status"}}` blocks,
 //! all in the very next user message (their order within it is free).
 //!
+//! A `toolUse` with `"type": "server_tool_use"` (Nova's `nova_code_interpreter`) is run by
+//! Bedrock itself: its `toolResult` comes inline in the same assistant message, so it is
+//! never dangling and that result is no orphan.
+//!
 //! Placeholders are `toolResult` blocks with `status: "error"` and non-empty text content,
 //! merged into the next user message after its existing results, or a new user message right
 //! after the calling one when the next message is not a user message (Converse also wants
@@ -11,6 +15,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::anthropic::{content_blocks, merge_blocks, new_user_message, sample_block};
 use super::common::{object_at, role_message, string};
@@ -27,6 +32,10 @@ impl Dialect for Bedrock {
 
     fn window(&self) -> Window {
         Window::NextMessage
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::Bedrock
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
@@ -47,14 +56,29 @@ impl Dialect for Bedrock {
         let Some(blocks) = content_blocks(tree, node) else {
             return Some(msg);
         };
+        // Server tools (`"type": "server_tool_use"`, e.g. Nova's code interpreter) carry their
+        // result inline, in the same assistant message.
+        let server_ids: Vec<String> = tree
+            .children(blocks)
+            .filter_map(|b| object_at(tree, b, "toolUse"))
+            .filter(|&call| tree.str_is(call, "type", "server_tool_use"))
+            .filter_map(|call| string(tree, tree.get(call, "toolUseId")))
+            .collect();
         for (i, b) in tree.children(blocks).enumerate() {
             let suffix = ReadCx::suffix(&[&"content", &i]);
             if let Some(call) = object_at(tree, b, "toolUse") {
                 msg.calls.push(Call {
                     name: string(tree, tree.get(call, "name")),
+                    server: tree.str_is(call, "type", "server_tool_use"),
                     ..cx.call(tree, b, &suffix, tree.get(call, "toolUseId"), "toolUse")
                 });
             } else if let Some(result) = object_at(tree, b, "toolResult") {
+                let inline = msg.role == Role::Assistant
+                    && string(tree, tree.get(result, "toolUseId"))
+                        .is_some_and(|id| server_ids.contains(&id));
+                if inline {
+                    continue;
+                }
                 msg.results.push(ToolResult {
                     // Anywhere in the user message counts as in place.
                     leading: msg.role == Role::User,
@@ -103,7 +127,7 @@ impl Dialect for Bedrock {
                 "Bedrock would reject this: \"The number of toolResult blocks at messages.{}.content exceeds the number of toolUse blocks of previous turn.\"",
                 result.message
             ),
-            Defect::DuplicateCallId { call, .. } => format!(
+            Defect::DuplicateCallId { call, .. } | Defect::ReusedCallId { call, .. } => format!(
                 "Bedrock would reject this: \"The toolUse blocks at messages.{}.content contain duplicate Ids: {}\"",
                 call.holder,
                 call.call.id.as_deref().unwrap_or("")

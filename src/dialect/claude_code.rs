@@ -18,6 +18,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -47,6 +48,10 @@ impl Dialect for ClaudeCode {
 
     fn window(&self) -> Window {
         Window::BeforeNextAssistant
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
@@ -153,7 +158,7 @@ impl Dialect for ClaudeCode {
                 result.result.id.as_deref().unwrap_or("")
             ),
             Defect::Misplaced { .. } => "the result comes after the next assistant turn, so the Anthropic API sees the call unanswered (`tool_use` ids were found without `tool_result` blocks immediately after)".into(),
-            Defect::DuplicateCallId { .. } => {
+            Defect::DuplicateCallId { .. } | Defect::ReusedCallId { .. } => {
                 "Anthropic would reject this on resume: \"`tool_use` ids must be unique\"".into()
             }
             _ => return None,

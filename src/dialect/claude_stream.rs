@@ -16,6 +16,7 @@
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -42,6 +43,11 @@ impl Dialect for ClaudeStream {
 
     fn window(&self) -> Window {
         Window::BeforeNextAssistant
+    }
+
+    /// The stream records what Claude Code sent to Anthropic.
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

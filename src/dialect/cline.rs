@@ -31,6 +31,7 @@ use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree, parse};
 use crate::model::{Conversation, Message, Role};
+use crate::provider::Provider;
 
 use super::{Anthropic, Dialect, ReadCx};
 
@@ -137,6 +138,11 @@ impl Dialect for Cline {
         Anthropic.window()
     }
 
+    /// Both extensions send Anthropic-shaped histories (converted for other providers).
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
+    }
+
     /// Never claimed by content (it is Anthropic's): chosen by the file name.
     fn claims(&self, _: &Tree<'_>, _: NodeId) -> Option<&'static str> {
         None
@@ -192,6 +198,7 @@ impl Dialect for Cline {
             }
             Defect::MissingResultId { result } => sent.hidden(result.message),
             Defect::DuplicateCallId { call, .. }
+            | Defect::ReusedCallId { call, .. }
             | Defect::MissingCallId { call }
             | Defect::MissingToolName { call } => sent.hidden(call.holder),
         }

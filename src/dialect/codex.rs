@@ -27,6 +27,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
 use crate::model::Message;
+use crate::provider::Provider;
 
 use super::layout::{member_names, order_keys};
 use super::openai_responses::{
@@ -86,7 +87,11 @@ impl Dialect for CodexRollout {
     }
 
     fn window(&self) -> Window {
-        Window::CallRun
+        Window::AfterCall
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

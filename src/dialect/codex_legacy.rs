@@ -13,6 +13,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::Message;
+use crate::provider::Provider;
 
 use super::openai_responses::{insert_outputs, output_for, output_item};
 use super::{Dialect, OpenAiResponses, ReadCx};
@@ -36,6 +37,11 @@ impl Dialect for CodexLegacy {
 
     fn window(&self) -> Window {
         OpenAiResponses.window()
+    }
+
+    /// The items went to OpenAI's Responses API.
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

@@ -10,6 +10,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{array_at, object_at, string};
 use super::layout::{append_to_array, compact, member_names, order_keys, role_object};
@@ -78,7 +79,16 @@ impl Dialect for Gemini {
     }
 
     fn window(&self) -> Window {
-        Window::NextMessage
+        Window::NextResponseTurn
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::Gemini
+    }
+
+    fn reads(&self, sign: &str) -> bool {
+        // Older Gemini histories answer calls in a `role: "function"` content.
+        sign == "role: function"
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
@@ -144,12 +154,17 @@ impl Dialect for Gemini {
 
     fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
         let parts: Vec<J> = calls.iter().map(|c| response_part(cx, c)).collect();
-        let next = cx.conv.messages.get(cx.owner.index + 1);
-        if let Some(next) = next.filter(|m| is_response_turn(m)) {
-            return Some(vec![append_to_array(cx, next, "parts", &parts)?]);
+        // The response turn ending the answer window (the anchor, or the content after the
+        // model turns the window spans), else a new one right after them.
+        let turn = Some(cx.anchor)
+            .filter(|m| is_response_turn(m))
+            .or_else(|| cx.conv.messages.get(cx.anchor.index + 1))
+            .filter(|m| is_response_turn(m));
+        if let Some(turn) = turn {
+            return Some(vec![append_to_array(cx, turn, "parts", &parts)?]);
         }
         let content = role_object(cx, cx.owner, "user", "parts", J::Arr(parts));
-        Some(vec![cx.insert_after(cx.owner, &[content])])
+        Some(vec![cx.insert_after(cx.anchor, &[content])])
     }
 
     fn can_note(&self) -> bool {

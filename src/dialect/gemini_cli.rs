@@ -16,6 +16,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Message, Role};
+use crate::provider::Provider;
 
 use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;
@@ -56,6 +57,10 @@ impl Dialect for GeminiCli {
 
     fn window(&self) -> Window {
         Window::NextMessage
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::Gemini
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

@@ -22,6 +22,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::Message;
+use crate::provider::Provider;
 
 use super::common::{array_at, object_at};
 use super::{Dialect, GeminiCli, ReadCx, RecordOp};
@@ -55,6 +56,11 @@ impl Dialect for GeminiCliJsonl {
 
     fn window(&self) -> Window {
         GeminiCli.window()
+    }
+
+    /// On resume the records become Gemini contents.
+    fn provider(&self) -> Provider {
+        Provider::Gemini
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

@@ -17,6 +17,7 @@ mod layout;
 mod openai_chat;
 mod openai_responses;
 mod opencode;
+pub mod tool_keys;
 mod vercel_ai;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
@@ -45,8 +46,19 @@ pub trait Dialect: Sync {
     /// The stable name used by `--dialect` and in reports.
     fn name(&self) -> &'static str;
 
-    /// Where this dialect wants results (its answer window).
+    /// Where this dialect's own provider wants results (its answer window); `--target` may
+    /// judge by another provider's window (see [`crate::target::judge`]).
     fn window(&self) -> Window;
+
+    /// The provider (or owning application) whose rules judge this dialect by default.
+    fn provider(&self) -> crate::provider::Provider;
+
+    /// Whether this dialect reads the tool key named `sign` of [`tool_keys::TOOL_KEYS`] (a dialect that
+    /// reads, say, `tool_call_ids` claims such messages before the others and says so here).
+    fn reads(&self, sign: &str) -> bool {
+        let _ = sign;
+        false
+    }
 
     /// Why the message (or line) `node` is unmistakably this dialect, or `None`.
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str>;

@@ -5,6 +5,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{role_message, string};
 use super::layout::member_names;
@@ -21,6 +22,10 @@ impl Dialect for OpenAiChat {
 
     fn window(&self) -> Window {
         Window::ToolRun
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

@@ -10,10 +10,13 @@
 //! `image_generation_call`, `mcp_call`, and a `tool_search_call`/`tool_search_output` with
 //! `execution: "server"`) carry their result inline: server calls, never dangling.
 //!
-//! Answer window ([`Window::CallRun`]): OpenAI pairs by `call_id` anywhere in `input`, but the
-//! safe form (DeepSeek's Responses API requires it) is the output inside the run of calls,
-//! outputs and reasoning after its call; a user, system, developer or assistant `message`
-//! closes the run, so an output after one is misplaced (TM003).
+//! Answer window ([`Window::AfterCall`]): OpenAI pairs by `call_id` anywhere after the call in
+//! `input`, with other items (a `developer` message, as Codex records) in between. Under
+//! `--target deepseek` (or any other target) the window is [`Window::CallRun`]: the output must
+//! sit in the run of calls, outputs and reasoning after its call, and an output after a user,
+//! system, developer or assistant `message` is misplaced (TM003). Reusing a `call_id` in a
+//! later turn is a finding (TM005): the API answers "Duplicate function_call_output for
+//! call_id …".
 //!
 //! A request continuing a conversation stored by the API (`previous_response_id` or
 //! `conversation` set) sends outputs whose calls live in the stored response: an output whose
@@ -38,6 +41,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::string;
 use super::layout::{keys_sorted, member_names, ordered};
@@ -213,7 +217,11 @@ impl Dialect for OpenAiResponses {
     }
 
     fn window(&self) -> Window {
-        Window::CallRun
+        Window::AfterCall
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
@@ -435,7 +443,10 @@ pub(crate) fn provider_error(defect: &Defect) -> Option<String> {
             "OpenAI would reject this: \"No tool call found for function call output with call_id {}.\" (its words for a function_call_output)",
             result.result.id.as_deref().unwrap_or("")
         ),
-        Defect::Misplaced { .. } => "OpenAI accepts this (it pairs by call_id anywhere in the input), but DeepSeek's Responses API rejects an output outside its call run".into(),
+        Defect::ReusedCallId { call, .. } => format!(
+            "OpenAI would reject this: \"Duplicate function_call_output for call_id '{}'. Each function_call must have exactly one matching function_call_output\"",
+            call.call.id.as_deref().unwrap_or("")
+        ),
         Defect::DuplicateResult { .. } => "OpenAI would reject this when both copies carry the same item id: \"Duplicate item found with id fco_…. Remove duplicate items from your input and try again.\"".into(),
         _ => return None,
     })

@@ -29,6 +29,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Conversation, Message, Role};
+use crate::provider::Provider;
 
 use super::common::{object_at, string};
 use super::{Dialect, ReadCx};
@@ -63,6 +64,12 @@ impl Dialect for OpenCode {
 
     fn window(&self) -> Window {
         Window::BeforeNextAssistant
+    }
+
+    /// OpenCode builds every request with the Vercel AI SDK (`convertToModelMessages`),
+    /// whatever the provider.
+    fn provider(&self) -> Provider {
+        Provider::VercelAi
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

@@ -12,6 +12,7 @@ use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree, parse};
 use crate::model::{Call, Message, Role, ToolResult};
+use crate::provider::Provider;
 
 use super::common::{array_at, string};
 use super::layout::{append_to_array, compact, role_object};
@@ -46,6 +47,10 @@ impl Dialect for VercelAi {
 
     fn window(&self) -> Window {
         Window::ToolRun
+    }
+
+    fn provider(&self) -> Provider {
+        Provider::VercelAi
     }
 
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {

@@ -16,24 +16,29 @@ pub struct Input {
     pub name: String,
     /// The file, or `None` for standard input (and for an OpenCode session).
     pub path: Option<PathBuf>,
+    /// Found by walking a directory (not named on the command line): such a file with nothing
+    /// log-shaped in it is skipped rather than reported.
+    pub walked: bool,
     /// An OpenCode session, read from its many files as one document (see
     /// [`super::opencode`]).
     pub session: Option<Session>,
 }
 
 impl Input {
-    fn file(path: PathBuf) -> Input {
+    fn file(path: PathBuf, walked: bool) -> Input {
         Input {
             name: path.display().to_string(),
             path: Some(path),
+            walked,
             session: None,
         }
     }
 
-    fn session(session: Session) -> Input {
+    fn session(session: Session, walked: bool) -> Input {
         Input {
             name: session.name(),
             path: None,
+            walked,
             session: Some(session),
         }
     }
@@ -58,7 +63,7 @@ fn add_sessions(
         }
         any = true;
         if !inputs.iter().any(|i| i.session.as_ref() == Some(&s)) {
-            inputs.push(Input::session(s));
+            inputs.push(Input::session(s, !named));
         }
     }
     if named && !any {
@@ -94,6 +99,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
             inputs.push(Input {
                 name: "-".into(),
                 path: None,
+                walked: false,
                 session: None,
             });
             continue;
@@ -104,7 +110,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
         match fs::metadata(p) {
             Ok(m) if m.is_dir() => walk(p, &mut inputs, &mut errors),
             Ok(m) if m.is_file() || m.file_type().is_fifo() || m.file_type().is_char_device() => {
-                inputs.push(Input::file(p.clone()))
+                inputs.push(Input::file(p.clone(), false))
             }
             Ok(_) => errors.push(Error::skipped(p, "not a regular file (a socket or device)")),
             Err(e) if fs::symlink_metadata(p).is_ok() => {
@@ -152,7 +158,7 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
             match fs::metadata(&p) {
                 Ok(m) if m.is_dir() && add_sessions(&p, false, inputs, errors) => {}
                 Ok(m) if m.is_dir() => subdirs.push(p),
-                Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p)),
+                Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p, true)),
                 Ok(_) if wanted(&p) => errors.push(Error::skipped(
                     &p,
                     "not a regular file (a socket, pipe or device); skipped",

@@ -8,9 +8,12 @@ use std::io::{self, BufRead};
 use crate::dialect::{self, Cursor, Dialect, ReadCx, RecordOp, ThreadMemory};
 use crate::json::{ErrorKind, Kind, NodeBuf, Tree, parse_into};
 use crate::locate;
-use crate::model::{Container, Conversation, Foreign, Message};
+use crate::model::{Container, Conversation, Foreign, Message, Unread};
 
-use super::{Builder, Problem, ReadDoc, ReadOptions, foreign_message, read_found};
+use super::{
+    Builder, Problem, ReadDoc, ReadOptions, foreign_message, read_found, unread_message,
+    with_unread,
+};
 
 /// Receives what the lines of one file hold.
 pub trait LineSink {
@@ -19,6 +22,8 @@ pub trait LineSink {
     fn message(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, m: Message);
     /// A message line of the file written in another dialect than the file was read as.
     fn foreign(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, foreign: Foreign);
+    /// A message line carrying a tool key its dialect does not read.
+    fn unread(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, unread: Unread);
     /// A whole conversation held by one line.
     fn conversation(&mut self, conv: Conversation);
     /// A line that could not be read (TM007).
@@ -36,6 +41,12 @@ pub struct LinesReader<'o> {
     memory: ThreadMemory,
     saw_message_line: bool,
     line_conversations: usize,
+    /// Messages read from message lines.
+    read_messages: usize,
+    /// Some line was message- or tool-shaped.
+    log_like: bool,
+    /// Some line was not blank.
+    saw_value: bool,
     /// The live records of a record log (see [`Dialect::record_log`]): handed to the sink
     /// only at the end, once later lines can no longer replace or drop them.
     records: Records,
@@ -70,6 +81,9 @@ impl<'o> LinesReader<'o> {
             memory: ThreadMemory::default(),
             saw_message_line: false,
             line_conversations: 0,
+            read_messages: 0,
+            log_like: false,
+            saw_value: false,
             records: Vec::new(),
         }
     }
@@ -105,6 +119,7 @@ impl<'o> LinesReader<'o> {
         if text.iter().all(|b| b.is_ascii_whitespace()) {
             return;
         }
+        self.saw_value = true;
         let tree = match parse_into(text, &mut self.buf) {
             Ok(t) => t,
             Err(e) => {
@@ -124,6 +139,9 @@ impl<'o> LinesReader<'o> {
             }
         };
         let root = tree.root();
+        if !self.log_like {
+            self.log_like = dialect::tool_keys::log_like(&tree, root);
+        }
         if !matches!(tree.kind(root), Kind::Object | Kind::Array) {
             sink.problem(Problem {
                 offset: start,
@@ -204,10 +222,13 @@ impl<'o> LinesReader<'o> {
         let thread = d.thread(tree, root, &mut self.memory);
         if let Some(f) = foreign_message(tree, root, d, cx) {
             sink.foreign(d, thread.clone(), f);
+        } else if let Some(u) = unread_message(tree, root, d, cx) {
+            sink.unread(d, thread.clone(), u);
         }
         if d.record_log() {
             self.record_line(d, tree, cx, thread);
         } else if let Some(m) = d.read(tree, root, cx) {
+            self.read_messages += 1;
             sink.message(d, thread, m);
         }
     }
@@ -234,6 +255,7 @@ impl<'o> LinesReader<'o> {
                         ..cx.clone()
                     };
                     if let Some(m) = d.read(tree, child, &ccx) {
+                        self.read_messages += 1;
                         let id = match d.record_op(tree, child) {
                             Some(RecordOp::Upsert(id)) => Some(id),
                             _ => None,
@@ -244,29 +266,45 @@ impl<'o> LinesReader<'o> {
             }
             Some(RecordOp::Upsert(id)) => {
                 if let Some(m) = d.read(tree, root, cx) {
+                    self.read_messages += 1;
                     upsert(&mut self.records, thread, Some(id), m);
                 }
             }
             None => {
                 if let Some(m) = d.read(tree, root, cx) {
+                    self.read_messages += 1;
                     upsert(&mut self.records, thread, None, m);
                 }
             }
         }
     }
 
-    /// End of file: the dialect of the message lines (if any) and why it was chosen.
+    /// Was some line message- or tool-shaped (so the file is a log, read or not)?
+    pub fn log_like(&self) -> bool {
+        self.log_like
+    }
+
+    /// Was some line not blank?
+    pub fn saw_value(&self) -> bool {
+        self.saw_value
+    }
+
+    /// End of file: the dialect of the message lines (if any) and why it was chosen. Lines
+    /// that no dialect claims and that the plain-chat fallback cannot read either hold no
+    /// conversation.
     pub fn finish(mut self, sink: &mut dyn LineSink) -> Option<(&'static dyn Dialect, String)> {
         if !self.saw_message_line {
             return None;
         }
-        let (d, why) = self.chosen.take().unwrap_or((
-            dialect::fallback(),
-            "no tool calls or results found; read as plain role/content messages".into(),
-        ));
+        let claimed = self.chosen.take();
+        let fallback = claimed.is_none();
+        let (d, why) = claimed.unwrap_or((dialect::fallback(), super::FALLBACK_WHY.into()));
         self.flush_pending(d, sink);
         for (thread, _, m) in std::mem::take(&mut self.records) {
             sink.message(d, thread, m);
+        }
+        if fallback && self.read_messages == 0 {
+            return None;
         }
         Some((d, why))
     }
@@ -275,16 +313,28 @@ impl<'o> LinesReader<'o> {
 /// Collects messages per thread and line conversations into a [`ReadDoc`].
 #[derive(Debug, Default)]
 struct Collect {
-    threads: Vec<(Option<String>, Builder, Vec<Foreign>)>,
+    threads: Vec<Thread>,
     doc: ReadDoc,
 }
 
+/// What one thread of a message-per-line file gathered.
+#[derive(Debug, Default)]
+struct Thread {
+    key: Option<String>,
+    builder: Builder,
+    foreign: Vec<Foreign>,
+    unread: Vec<Unread>,
+}
+
 impl Collect {
-    fn thread(&mut self, key: Option<String>) -> &mut (Option<String>, Builder, Vec<Foreign>) {
-        let at = match self.threads.iter().position(|(k, _, _)| *k == key) {
+    fn thread(&mut self, key: Option<String>) -> &mut Thread {
+        let at = match self.threads.iter().position(|t| t.key == key) {
             Some(i) => i,
             None => {
-                self.threads.push((key, Builder::default(), Vec::new()));
+                self.threads.push(Thread {
+                    key,
+                    ..Thread::default()
+                });
                 self.threads.len() - 1
             }
         };
@@ -294,11 +344,15 @@ impl Collect {
 
 impl LineSink for Collect {
     fn message(&mut self, _: &'static dyn Dialect, thread: Option<String>, m: Message) {
-        self.thread(thread).1.push(m);
+        self.thread(thread).builder.push(m);
     }
 
     fn foreign(&mut self, _: &'static dyn Dialect, thread: Option<String>, foreign: Foreign) {
-        self.thread(thread).2.push(foreign);
+        self.thread(thread).foreign.push(foreign);
+    }
+
+    fn unread(&mut self, _: &'static dyn Dialect, thread: Option<String>, unread: Unread) {
+        self.thread(thread).unread.push(unread);
     }
 
     fn conversation(&mut self, conv: Conversation) {
@@ -333,26 +387,30 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         reader.line(number, start, text, too_long, last, &mut sink);
         start = nl + 1;
     }
+    sink.doc.log_like = reader.log_like();
     if let Some((d, why)) = reader.finish(&mut sink) {
         let mut threads = std::mem::take(&mut sink.threads);
         if threads.is_empty() {
-            threads.push((None, Builder::default(), Vec::new()));
+            threads.push(Thread::default());
         }
-        for (k, (thread, builder, foreign)) in threads.into_iter().enumerate() {
-            let which = match thread {
+        for (k, t) in threads.into_iter().enumerate() {
+            let which = match t.key {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
             };
+            let shown = super::shown_dialect(d, &why, &t.unread);
+            let why = with_unread(why.clone(), &t.unread, d);
             sink.doc.conversations.insert(
                 k,
                 Conversation {
                     index: 0,
-                    dialect: d.name(),
+                    dialect: shown,
                     detection: format!("{which}; {why}"),
                     pointer: String::new(),
                     container: Container::Lines,
-                    messages: builder.messages,
-                    foreign,
+                    messages: t.builder.messages,
+                    foreign: t.foreign,
+                    unread: t.unread,
                 },
             );
         }

@@ -54,16 +54,42 @@ pub struct ReadDoc {
     pub problems: Vec<Problem>,
     /// Remarks for `detect` (e.g. nothing found).
     pub notes: Vec<String>,
+    /// Something message- or tool-shaped was seen (a file without is not a log at all).
+    pub log_like: bool,
+    /// The document is blank: an empty JSON Lines file is a log with nothing in it yet.
+    pub blank: bool,
     /// Recognised as a file that holds no conversation the model sees (e.g. Cline's
     /// `ui_messages.json`), and why: not read, not repaired, not a finding.
     pub skipped: Option<&'static str>,
+}
+
+impl ReadDoc {
+    /// Nothing was found and nothing looks like a log, or the file is known to hold no
+    /// conversation (`skipped`): a directory walk skips such a file (a `package.json`, a
+    /// Cline `ui_messages.json`) instead of reporting it.
+    pub fn skippable(&self) -> bool {
+        (self.unrecognized() && !self.log_like) || self.skipped.is_some()
+    }
+
+    /// No conversation was found in a document that is not blank, and nothing in it failed
+    /// to parse: toolmend did not understand it (TM009).
+    pub fn unrecognized(&self) -> bool {
+        self.conversations.is_empty()
+            && self.problems.is_empty()
+            && !self.blank
+            && self.skipped.is_none()
+    }
 }
 
 /// Guess the format: by file name first, then by content.
 pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") {
-        return Format::Lines;
+        return if one_document(bytes) {
+            Format::Json
+        } else {
+            Format::Lines
+        };
     }
     if lower.ends_with(".json") {
         return Format::Json;
@@ -80,6 +106,22 @@ pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
         },
         _ => Format::Json,
     }
+}
+
+/// Is `bytes` one JSON document spread over several lines (a pretty-printed file saved as
+/// `.jsonl`)? Its first non-blank line is not a value on its own, but the whole is.
+pub(crate) fn one_document(bytes: &[u8]) -> bool {
+    let first = bytes
+        .split(|&b| b == b'\n')
+        .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
+    first.is_some_and(|line| !first_line_parses(line)) && parse(bytes).is_ok()
+}
+
+/// Does the first line of a JSON Lines file parse on its own? (When it does not, the file may
+/// be one pretty-printed document, read whole.)
+pub(crate) fn first_line_parses(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    parse(trim_cr(line)).is_ok()
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {
@@ -123,6 +165,11 @@ pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         }
     }
     doc.format = Some(format);
+    doc.blank = bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(bytes)
+        .iter()
+        .all(u8::is_ascii_whitespace);
     if doc.conversations.is_empty() && doc.problems.is_empty() {
         doc.notes.push(match &options.at {
             Some(at) => format!("no conversation found at {at}"),
@@ -170,6 +217,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
             return doc;
         }
     };
+    doc.log_like = dialect::tool_keys::log_like(&tree, tree.root());
     let cursor = Cursor::default();
     let found = match &options.at {
         Some(at) => match locate::at(&tree, tree.root(), at) {
@@ -220,6 +268,28 @@ fn overlong_line(bytes: &[u8], limit: usize) -> Option<Problem> {
 /// Why a dialect was chosen when `--dialect` gave it.
 const GIVEN: &str = "given by --dialect";
 
+/// Why a conversation no dialect claims is read as plain role/content messages.
+pub const FALLBACK_WHY: &str =
+    "no tool calls or results found; read as plain role/content messages";
+
+/// The dialect name shown for a conversation no dialect claimed whose messages carry tool
+/// keys: it is not plain chat, and toolmend does not read it.
+pub const UNRECOGNIZED: &str = "unrecognized";
+
+/// The name a conversation read as `dialect` (chosen because of `why`) is shown under:
+/// [`UNRECOGNIZED`] when no dialect claimed it and some messages carry tool keys.
+pub fn shown_dialect(
+    dialect: &dyn Dialect,
+    why: &str,
+    unread: &[crate::model::Unread],
+) -> &'static str {
+    if why.ends_with(FALLBACK_WHY) && !unread.is_empty() {
+        UNRECOGNIZED
+    } else {
+        dialect.name()
+    }
+}
+
 /// Choose the dialect of a list of message nodes; returns it and why.
 fn detect(
     tree: &Tree<'_>,
@@ -236,10 +306,7 @@ fn detect(
             }
         }
     }
-    (
-        dialect::fallback(),
-        "no tool calls or results found; read as plain role/content messages".into(),
-    )
+    (dialect::fallback(), FALLBACK_WHY.into())
 }
 
 pub(crate) fn read_found(
@@ -265,6 +332,7 @@ pub(crate) fn read_found(
     let (dialect, why) = detect(tree, &just_nodes, options);
     let mut builder = Builder::default();
     let mut foreign = Vec::new();
+    let mut unread = Vec::new();
     for (n, pointer) in nodes {
         let mcx = ReadCx {
             pointer,
@@ -272,14 +340,18 @@ pub(crate) fn read_found(
         };
         if let Some(f) = foreign_message(tree, n, dialect, &mcx) {
             foreign.push(f);
+        } else if let Some(u) = unread_message(tree, n, dialect, &mcx) {
+            unread.push(u);
         }
         if let Some(m) = dialect.read(tree, n, &mcx) {
             builder.push(m);
         }
     }
+    let shown = shown_dialect(dialect, &why, &unread);
+    let why = with_unread(why, &unread, dialect);
     Conversation {
         index,
-        dialect: dialect.name(),
+        dialect: shown,
         detection: format!("{}; {why}", f.how),
         pointer: format!("{}{}", cx.pointer, f.pointer),
         container: match f.array {
@@ -290,6 +362,43 @@ pub(crate) fn read_found(
         },
         messages: builder.messages,
         foreign,
+        unread,
+    }
+}
+
+/// `Some` when `node` carries a tool key (`dialect::tool_keys`) that `dialect` does not read.
+pub(crate) fn unread_message(
+    tree: &Tree<'_>,
+    node: NodeId,
+    dialect: &dyn Dialect,
+    cx: &ReadCx<'_>,
+) -> Option<crate::model::Unread> {
+    let key = dialect::tool_keys::unread(tree, node, dialect)?;
+    Some(crate::model::Unread {
+        pos: cx.pos(tree, node, ""),
+        key: key.key,
+        what: key.what,
+    })
+}
+
+/// The detection note `why`, told that some messages carry tool keys the dialect does not read.
+pub fn with_unread(why: String, unread: &[crate::model::Unread], dialect: &dyn Dialect) -> String {
+    let Some(u) = unread.first() else {
+        return why;
+    };
+    let n = unread.len();
+    let (what, key) = (u.what, u.key);
+    if shown_dialect(dialect, &why, unread) == UNRECOGNIZED {
+        format!(
+            "no dialect toolmend knows claims these messages, and {n} message(s) carry {what} \
+             (key `{key}`): not read as plain chat, not analysed"
+        )
+    } else {
+        format!(
+            "{why}; but {n} message(s) carry {what} (key `{key}`), which {} does not read: \
+             not analysed",
+            dialect.name()
+        )
     }
 }
 

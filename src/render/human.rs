@@ -60,7 +60,8 @@ pub(super) fn render(
     Ok(())
 }
 
-/// `Checked 2 files, 3 conversations, 40 tool calls: 3 findings (TM001: 2, TM002: 1).`
+/// `Checked 2 files, 3 conversations, 40 tool calls: 3 findings (TM001: 2, TM002: 1).`, then
+/// `2 files skipped: no conversation.` when a directory walk skipped some.
 pub fn summary_line(findings: &[Finding], totals: &Totals) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -70,8 +71,12 @@ pub fn summary_line(findings: &[Finding], totals: &Totals) -> String {
         plural(totals.conversations, "conversation", "conversations"),
         plural(totals.calls, "tool call", "tool calls"),
     );
+    let skipped = match totals.skipped {
+        0 => String::new(),
+        n => format!(" {} skipped: no conversation.", plural(n, "file", "files")),
+    };
     if findings.is_empty() {
-        return format!("{checked}: no findings.");
+        return format!("{checked}: no findings.{skipped}");
     }
     let mut by_rule: BTreeMap<Rule, usize> = BTreeMap::new();
     for f in findings {
@@ -82,7 +87,7 @@ pub fn summary_line(findings: &[Finding], totals: &Totals) -> String {
         .map(|(r, n)| format!("{}: {n}", r.code()))
         .collect();
     format!(
-        "{checked}: {} ({}).",
+        "{checked}: {} ({}).{skipped}",
         plural(findings.len(), "finding", "findings"),
         parts.join(", ")
     )

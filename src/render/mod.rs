@@ -40,6 +40,8 @@ pub struct Totals {
     pub conversations: usize,
     /// Tool calls checked.
     pub calls: usize,
+    /// Files of a directory walk skipped: nothing in them is shaped like a log.
+    pub skipped: usize,
 }
 
 /// Render findings in `format`.

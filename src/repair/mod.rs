@@ -112,7 +112,9 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         deferred: false,
     };
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
-        let p = plan(src, conv, dialect_of(conv), defects, options, &mut r.edits);
+        let d = dialect_of(conv);
+        let window = crate::target::judge(d, analysed.options.target).window;
+        let p = plan(src, conv, d, window, defects, options, &mut r.edits);
         r.placeholders += p.placeholders;
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
@@ -121,13 +123,25 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
-/// (for [`Window::CallRun`], also the sibling calls and other items of the same run).
+/// (for [`Window::CallRun`] and [`Window::AfterCall`], also the sibling calls and other items
+/// of the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
+/// response turn answers together).
 pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     let mut end = owner;
+    if window == Window::NextResponseTurn {
+        for m in &conv.messages[owner + 1..] {
+            if m.role != Role::Assistant || m.calls.is_empty() {
+                break;
+            }
+            end = m.index;
+        }
+        return end;
+    }
+    let runs = matches!(window, Window::CallRun | Window::AfterCall);
     for m in &conv.messages[owner + 1..] {
         let inside = m.continuation
             || m.role == Role::Tool
-            || (window == Window::CallRun
+            || (runs
                 && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
         if !inside {
             break;
@@ -141,18 +155,21 @@ pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
     end
 }
 
-/// Plan the repair of one conversation: the fixes [`fix_for`] offers, safe ones first (moves
-/// into the answer window, then placeholders), then the unsafe ones its policies ask for.
+/// Plan the repair of one conversation read as `dialect` and judged with answer `window`: the
+/// fixes [`fix_for`] offers, safe ones first (moves into the answer window, then placeholders),
+/// then the unsafe ones its policies ask for.
 pub fn plan(
     src: &[u8],
     conv: &Conversation,
     dialect: &dyn Dialect,
+    window: Window,
     defects: &[Defect],
     options: &RepairOptions,
     edits: &mut EditSet,
 ) -> Plan {
     if conv.container == crate::model::Container::Scattered
         || !conv.foreign.is_empty()
+        || !conv.unread.is_empty()
         || conv.messages.is_empty()
         || !dialect.repairs()
     {
@@ -162,6 +179,7 @@ pub fn plan(
         src,
         conv,
         dialect,
+        window,
         options,
         sample: crate::edit::first_result(conv),
         offered: defects
@@ -183,6 +201,8 @@ struct Planner<'a, 'e> {
     src: &'a [u8],
     conv: &'a Conversation,
     dialect: &'a dyn Dialect,
+    /// The answer window the conversation is judged with (its provider's or `--target`'s).
+    window: Window,
     options: &'a RepairOptions,
     /// The conversation's first result message (see `RepairCx::sample_result`).
     sample: Option<&'a Message>,
@@ -212,7 +232,7 @@ impl<'a> Planner<'a, '_> {
         let anchor = if self.options.before_results {
             owner
         } else {
-            window_end(self.conv, owner, self.dialect.window())
+            window_end(self.conv, owner, self.window)
         };
         self.cx_at(owner, anchor)
     }
@@ -290,7 +310,7 @@ impl<'a> Planner<'a, '_> {
         }
     }
 
-    /// Unsafe, each by its policy: orphans, duplicate results, duplicate call ids.
+    /// Unsafe, each by its policy: orphans, duplicate results, duplicate and reused call ids.
     fn policy_fixes(&mut self, defects: &[Defect]) {
         for (i, d) in defects.iter().enumerate() {
             if !self.offers(i, Applicability::Unsafe) {
@@ -306,6 +326,9 @@ impl<'a> Planner<'a, '_> {
                 }
                 Defect::DuplicateCallId { call, .. } if self.options.reid => {
                     reid_fix(&self.cx_for(call.message), self.dialect, call)
+                }
+                Defect::ReusedCallId { call, .. } if self.options.reid => {
+                    reuse_fix(&self.cx_for(call.message), self.dialect, call)
                 }
                 _ => None,
             };
@@ -375,6 +398,37 @@ fn reid_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<V
         .flat_map(|m| m.results.iter())
         .filter(|r| r.id.as_deref() == Some(id))
         .nth(rank);
+    match result.and_then(|r| r.id_span) {
+        Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
+        None => {
+            let mut renamed = call.clone();
+            renamed.call.id = Some(new_id);
+            renamed.call.id_span = None;
+            edits.extend(dialect.insert_results(cx, &[&renamed])?);
+        }
+    }
+    Some(edits)
+}
+
+/// Give a call that reuses an earlier call's id (where ids must be unique in the request) a
+/// new deterministic id, together with the first result of that id after it (before any later
+/// call of the id); when it has none, a placeholder under the new id goes with it.
+fn reuse_fix(cx: &RepairCx<'_>, dialect: &dyn Dialect, call: &CallAt) -> Option<Vec<Edit>> {
+    let conv = cx.conv;
+    let id = call.call.id.as_deref()?;
+    let id_span = call.call.id_span?;
+    let new_id = format!("{id}_m{}", call.holder);
+    let token = crate::json::J::str(new_id.clone()).render(&crate::json::Style::default());
+    let mut edits = vec![Edit::replace(id_span.start, id_span.end, token.clone())];
+    let later = &conv.messages[call.holder + 1..];
+    let end = later
+        .iter()
+        .position(|m| m.calls.iter().any(|c| c.id.as_deref() == Some(id)))
+        .unwrap_or(later.len());
+    let result = later[..end]
+        .iter()
+        .flat_map(|m| m.results.iter())
+        .find(|r| r.id.as_deref() == Some(id));
     match result.and_then(|r| r.id_span) {
         Some(span) => edits.push(Edit::replace(span.start, span.end, token)),
         None => {

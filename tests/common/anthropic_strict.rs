@@ -1,7 +1,7 @@
 //! The strictest reading of Anthropic's tool-pairing rules (shared/research/formats.md §c),
-//! checked on a parsed request body. Stricter than `toolmend lint` on purpose: ids must be
-//! unique across the whole request even when each use is answered (the SPEC lets lint accept
-//! reuse), and nothing may follow a `tool_use` in its assistant message.
+//! checked on a parsed request body. Ids must be unique across the whole request even when
+//! each use is answered (as `toolmend lint` says too: TM005), and, stricter than lint on
+//! purpose, nothing may follow a `tool_use` in its assistant message.
 
 use std::collections::HashSet;
 

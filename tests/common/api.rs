@@ -2,12 +2,46 @@
 //! with the default read options.
 
 use toolmend::{
-    Analysed, DuplicatePolicy, Finding, Options, OrphanPolicy, RepairOptions, Repaired,
+    Analysed, DuplicatePolicy, Finding, Options, OrphanPolicy, Provider, RepairOptions, Repaired,
 };
 
 /// `bytes`, named `name`, analysed with the default options.
 pub fn analyse(name: &str, bytes: &[u8]) -> Analysed {
     toolmend::analyse(name, bytes, &Options::default())
+}
+
+/// `bytes`, named `name`, analysed as `--target target` would (the dialect's own provider
+/// when `None`).
+pub fn analyse_for(name: &str, bytes: &[u8], target: Option<Provider>) -> Analysed {
+    let options = Options {
+        target,
+        ..Options::default()
+    };
+    toolmend::analyse(name, bytes, &options)
+}
+
+/// `CODE@line:call-id` per finding for `--target target`, in reading order.
+pub fn code_line_ids_for(name: &str, bytes: &[u8], target: Option<Provider>) -> Vec<String> {
+    analyse_for(name, bytes, target)
+        .findings(name)
+        .iter()
+        .map(|f| {
+            let id = f.call_id.as_deref().unwrap_or("-");
+            format!("{}@{}:{id}", f.code, f.line)
+        })
+        .collect()
+}
+
+/// The output of repairing `bytes` for `--target target` with `options`.
+pub fn repair_for(
+    name: &str,
+    bytes: &[u8],
+    target: Option<Provider>,
+    options: &RepairOptions,
+) -> Vec<u8> {
+    analyse_for(name, bytes, target)
+        .repair(bytes, options)
+        .output
 }
 
 /// The findings of `bytes`, in reading order.

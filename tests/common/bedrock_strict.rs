@@ -1,7 +1,8 @@
 //! The strictest reading of Bedrock Converse's tool-pairing rules (shared/research/formats.md
 //! §g), checked on a parsed request. Besides the pairing rules it checks the Converse turn
 //! rules the placeholders must keep: the conversation starts with a user message and roles
-//! alternate. Stricter than `toolmend lint`: ids must be unique across the whole request.
+//! alternate. A server tool use (`"type": "server_tool_use"`) is answered inline, in its own
+//! assistant message. Ids must be unique across the whole request (lint reports reuse as TM005).
 
 use std::collections::HashSet;
 
@@ -20,6 +21,20 @@ fn blocks<'a>(m: &'a Value, key: &str) -> Vec<(usize, &'a Value)> {
 
 fn id_of(inner: &Value) -> &str {
     str_of(inner, "toolUseId")
+}
+
+/// A tool Bedrock runs itself (`"type": "server_tool_use"`, e.g. Nova's code interpreter): its
+/// `toolResult` comes inline in the same assistant message.
+fn server(inner: &Value) -> bool {
+    str_of(inner, "type") == "server_tool_use"
+}
+
+/// `(index, inner)` of the `toolUse` blocks of `m` the client must answer.
+fn client_uses(m: &Value) -> Vec<(usize, &Value)> {
+    blocks(m, "toolUse")
+        .into_iter()
+        .filter(|(_, u)| !server(u))
+        .collect()
 }
 
 fn valid_id(id: &str) -> bool {
@@ -48,8 +63,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
         if i > 0 && role(m) == role(&msgs[i - 1]) {
             out.push(format!("messages.{i}: roles must alternate"));
         }
-        let uses = blocks(m, "toolUse");
-        for (k, u) in &uses {
+        for (k, u) in &blocks(m, "toolUse") {
             let id = id_of(u);
             let at = format!("messages.{i}.content.{k}.toolUse");
             if role(m) != "assistant" {
@@ -67,6 +81,7 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
             }
         }
         check_results(msgs, i, out);
+        let uses = client_uses(m);
         if uses.is_empty() {
             continue;
         }
@@ -93,9 +108,17 @@ fn check(msgs: &[Value], out: &mut Vec<String>) {
 /// Rules for the `toolResult` blocks of message `j`.
 fn check_results(msgs: &[Value], j: usize, out: &mut Vec<String>) {
     let m = &msgs[j];
-    let results = blocks(m, "toolResult");
+    let inline: Vec<&str> = blocks(m, "toolUse")
+        .into_iter()
+        .filter(|(_, u)| server(u))
+        .map(|(_, u)| id_of(u))
+        .collect();
+    let results: Vec<(usize, &Value)> = blocks(m, "toolResult")
+        .into_iter()
+        .filter(|(_, r)| role(m) != "assistant" || !inline.contains(&id_of(r)))
+        .collect();
     let called: Vec<&str> = message_if(msgs, j.checked_sub(1), "assistant")
-        .map(|p| blocks(p, "toolUse").iter().map(|(_, u)| id_of(u)).collect())
+        .map(|p| client_uses(p).iter().map(|(_, u)| id_of(u)).collect())
         .unwrap_or_default();
     if results.len() > called.len() {
         out.push(format!(

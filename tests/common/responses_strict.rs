@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use std::path::Path;
 
-use toolmend::RepairOptions;
+use toolmend::{Provider, RepairOptions};
 
 use super::{api, docs, files, pinned};
 
@@ -134,6 +134,30 @@ pub fn assert_corpus_strict(dir: &str) {
         let v = strict_violations(&items(&out));
         assert!(v.is_empty(), "{name}: {v:?}");
     }
+}
+
+/// Fixture `name` of `set` judged for `--target target` has the findings `before`
+/// (`CODE@line:call-id`); its default repair for that target is pinned as `expected`, repairs
+/// to itself, and, repaired with every policy on, meets the strict (adjacent) rules. Returns
+/// the default repair's output.
+pub fn check_fixed_for(
+    set: &str,
+    name: &str,
+    target: Provider,
+    before: &[&str],
+    expected: &str,
+) -> Vec<u8> {
+    let input = files::read(set, name);
+    assert_eq!(api::code_line_ids_for(name, &input, Some(target)), before);
+    let options = RepairOptions::default();
+    let out = api::repair_for(name, &input, Some(target), &options);
+    assert_ne!(out, input, "{name}: the repair changed nothing");
+    files::pin(&files::dir(set).join(expected), &out);
+    assert_eq!(api::repair_for(name, &out, Some(target), &options), out);
+    let all = api::repair_for(name, &input, Some(target), &api::everything());
+    let v = strict_violations(&items(&all));
+    assert!(v.is_empty(), "{name}: {v:?}");
+    out
 }
 
 /// Fixture `name` of `set` has the findings `before` (`CODE@line:call-id`), its default repair

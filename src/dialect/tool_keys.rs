@@ -1,0 +1,277 @@
+//! The one list of *tool keys*: signs that a message carries tool calls or results in a form
+//! a dialect must read to judge it. A message read as a dialect that does not read the sign
+//! it carries is not judged at all (TM009 `unrecognized-log`, never repaired): reading it as
+//! plain chat would report healthy calls as dangling, or pass a broken log in silence.
+//!
+//! A dialect that reads one of these keys says so with [`Dialect::reads`] (and claims such
+//! messages before the dialects that do not, by its place in [`super::all`]).
+//!
+//! Where the signs are looked for: the message object itself, the objects under its envelope
+//! keys ([`ENVELOPES`]), and the elements of their `parts` / `content` arrays. Tool output
+//! nested deeper (a Claude Code `toolUseResult`, LangChain `additional_kwargs`) is not looked
+//! at: it is content, not structure.
+
+use crate::json::{Kind, NodeId, Tree};
+
+use super::Dialect;
+
+/// A sign of tool calls or results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolKey {
+    /// The sign's name, as [`Dialect::reads`] is asked about it: the key, or `key: value`.
+    pub name: &'static str,
+    /// The object key.
+    pub key: &'static str,
+    /// The string values that make it a sign (empty: any non-empty value).
+    pub values: &'static [&'static str],
+    /// What it is, for the finding's message.
+    pub what: &'static str,
+}
+
+/// Every tool key toolmend knows to look for.
+pub const TOOL_KEYS: &[ToolKey] = &[
+    ToolKey {
+        name: "tool_call_ids",
+        key: "tool_call_ids",
+        values: &[],
+        what: "a list of answered call ids (SWE-agent trajectories)",
+    },
+    ToolKey {
+        name: "tool_call_metadata",
+        key: "tool_call_metadata",
+        values: &[],
+        what: "tool call metadata of an agent event stream (OpenHands)",
+    },
+    ToolKey {
+        name: "function_call",
+        key: "function_call",
+        values: &[],
+        what: "a legacy OpenAI `function_call`",
+    },
+    ToolKey {
+        name: "role: function",
+        key: "role",
+        values: &["function"],
+        what: "a legacy OpenAI `role: \"function\"` result",
+    },
+    ToolKey {
+        name: "part_kind",
+        key: "part_kind",
+        values: &[
+            "tool-call",
+            "tool-return",
+            "retry-prompt",
+            "builtin-tool-call",
+            "builtin-tool-return",
+        ],
+        what: "pydantic-ai tool parts",
+    },
+    ToolKey {
+        name: "type: tool.call",
+        key: "type",
+        values: &["tool.call", "tool.result", "ToolCall", "ToolResult"],
+        what: "tool call / tool result events (Kimi Code wire log)",
+    },
+    ToolKey {
+        name: "event: tool.call",
+        key: "event",
+        values: &["tool.call", "tool.result"],
+        what: "tool call / tool result events",
+    },
+];
+
+/// Keys whose object is searched like the message itself (line and item envelopes).
+pub const ENVELOPES: &[&str] = &["message", "data", "kwargs", "payload", "item", "event"];
+
+/// Arrays whose object elements are searched (content parts and blocks).
+const PART_LISTS: &[&str] = &["parts", "content"];
+
+/// The first tool key found in `node` (see the module comment for where).
+pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
+    let mut objects = vec![node];
+    for key in ENVELOPES {
+        if let Some(inner) = tree
+            .get(node, key)
+            .filter(|&n| tree.kind(n) == Kind::Object)
+        {
+            objects.push(inner);
+        }
+    }
+    let mut all = objects.clone();
+    for &o in &objects {
+        for key in PART_LISTS {
+            if let Some(list) = tree.get(o, key).filter(|&n| tree.kind(n) == Kind::Array) {
+                all.extend(
+                    tree.children(list)
+                        .filter(|&c| tree.kind(c) == Kind::Object),
+                );
+            }
+        }
+    }
+    all.into_iter().find_map(|o| sign_in(tree, o))
+}
+
+/// The tool key `obj` carries as one of its own members.
+fn sign_in(tree: &Tree<'_>, obj: NodeId) -> Option<&'static ToolKey> {
+    TOOL_KEYS.iter().find(|k| {
+        let Some(v) = tree.get(obj, k.key) else {
+            return false;
+        };
+        if k.values.is_empty() {
+            return !empty(tree, v);
+        }
+        tree.str(v).is_some_and(|s| k.values.contains(&s.as_ref()))
+    })
+}
+
+fn empty(tree: &Tree<'_>, v: NodeId) -> bool {
+    match tree.kind(v) {
+        Kind::Null => true,
+        Kind::String => tree.str(v).is_none_or(|s| s.is_empty()),
+        Kind::Array | Kind::Object => tree.is_empty(v),
+        _ => false,
+    }
+}
+
+/// The tool key `node` carries that `dialect` does not read, if any.
+pub fn unread(tree: &Tree<'_>, node: NodeId, dialect: &dyn Dialect) -> Option<&'static ToolKey> {
+    find(tree, node).filter(|k| !dialect.reads(k.name))
+}
+
+/// Does the value `node` hold anything message- or tool-shaped, at any depth? (A directory
+/// walk skips JSON files without: a `package.json`, a `tsconfig.json`.)
+pub fn log_like(tree: &Tree<'_>, node: NodeId) -> bool {
+    let mut todo = vec![node];
+    while let Some(n) = todo.pop() {
+        match tree.kind(n) {
+            Kind::Object => {
+                if crate::locate::looks_like_message(tree, n)
+                    || sign_in(tree, n).is_some()
+                    || CALL_KEYS.iter().any(|k| tree.get(n, k).is_some())
+                {
+                    return true;
+                }
+                todo.extend(tree.members(n).map(|(_, c)| c));
+            }
+            Kind::Array => todo.extend(tree.children(n)),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Keys the dialects read calls and results from: a value holding one is a log.
+const CALL_KEYS: &[&str] = &[
+    "tool_calls",
+    "tool_call_id",
+    "tool_use_id",
+    "call_id",
+    "functionCall",
+    "functionResponse",
+    "toolUse",
+    "toolResult",
+    "toolCallId",
+    "toolCalls",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn sign(src: &str) -> Option<&'static str> {
+        let t = parse(src.as_bytes()).unwrap();
+        find(&t, t.root()).map(|k| k.key)
+    }
+
+    #[test]
+    fn signs_in_messages_envelopes_and_parts() {
+        assert_eq!(
+            sign(r#"{"role":"tool","content":"x","tool_call_ids":["c1"]}"#),
+            Some("tool_call_ids")
+        );
+        assert_eq!(
+            sign(
+                r#"{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}}"#
+            ),
+            Some("function_call")
+        );
+        assert_eq!(
+            sign(r#"{"role":"function","name":"f","content":"1"}"#),
+            Some("role")
+        );
+        assert_eq!(
+            sign(
+                r#"{"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"f","tool_call_id":"c"}]}"#
+            ),
+            Some("part_kind")
+        );
+        assert_eq!(
+            sign(r#"{"timestamp":1,"message":{"type":"tool.call","id":"c"}}"#),
+            Some("type")
+        );
+        assert_eq!(
+            sign(r#"{"id":3,"action":"run","tool_call_metadata":{"tool_call_id":"c"}}"#),
+            Some("tool_call_metadata")
+        );
+    }
+
+    #[test]
+    fn empty_or_plain_values_are_no_sign() {
+        for plain in [
+            r#"{"role":"assistant","content":"hi","function_call":null,"tool_calls":[]}"#,
+            r#"{"kind":"request","parts":[{"part_kind":"user-prompt","content":"hi"}]}"#,
+            r#"{"role":"user","content":[{"type":"text","text":"function_call"}]}"#,
+            r#"{"type":"user","message":{"role":"user","content":"x"},"toolUseResult":{"function_call":{"a":1}}}"#,
+        ] {
+            assert_eq!(sign(plain), None, "{plain}");
+        }
+    }
+
+    /// A dialect that reads `tool_call_ids` (as a SWE-agent reader would).
+    struct ReadsIds;
+
+    impl Dialect for ReadsIds {
+        fn name(&self) -> &'static str {
+            "reads-ids"
+        }
+        fn window(&self) -> crate::analysis::Window {
+            crate::analysis::Window::ToolRun
+        }
+        fn provider(&self) -> crate::provider::Provider {
+            crate::provider::Provider::OpenAi
+        }
+        fn claims(&self, _: &Tree<'_>, _: NodeId) -> Option<&'static str> {
+            None
+        }
+        fn read(
+            &self,
+            _: &Tree<'_>,
+            _: NodeId,
+            _: &super::super::ReadCx<'_>,
+        ) -> Option<crate::model::Message> {
+            None
+        }
+        fn reads(&self, key: &str) -> bool {
+            key == "tool_call_ids"
+        }
+    }
+
+    #[test]
+    fn a_dialect_that_reads_a_key_is_not_told_it_does_not() {
+        let t = parse(br#"{"role":"tool","content":"x","tool_call_ids":["c1"]}"#).unwrap();
+        assert_eq!(unread(&t, t.root(), &ReadsIds), None);
+        assert_eq!(
+            unread(&t, t.root(), &super::super::OpenAiChat).map(|k| k.key),
+            Some("tool_call_ids")
+        );
+    }
+
+    #[test]
+    fn package_json_is_not_log_like() {
+        let t = parse(br#"{"name":"x","version":"1.0.0","type":"module","scripts":{"test":"node t"},"dependencies":{"a":"^1"}}"#).unwrap();
+        assert!(!log_like(&t, t.root()));
+        let t = parse(br#"{"events":[{"id":1,"source":"agent","tool_call_metadata":{"function_name":"run"}}]}"#).unwrap();
+        assert!(log_like(&t, t.root()));
+    }
+}
