@@ -4,18 +4,19 @@
 //! no envelope (`{"type": "function_call", "name", "arguments", "call_id"}`,
 //! `{"type": "function_call_output", "call_id", "output"}`, messages, reasoning…).
 //!
-//! The items are the Responses items Codex sent and got back, so they are read, judged and
-//! repaired as the `openai-responses` dialect does (a placeholder is a bare
-//! `function_call_output` line; Codex answers a `local_shell_call` with one too). The header
-//! and the `record_type` lines are bookkeeping the model never sees: they are passed through.
+//! The items are the Responses items Codex sent and got back, so they are read and judged as
+//! the `openai-responses` dialect does. The header and the `record_type` lines are bookkeeping
+//! the model never sees: they are passed through.
+//!
+//! Findings come without a fix: the current Codex CLI does not resume this form at all
+//! (0.171.0, checked the way `tests/codex_resume` checks the newer form: it sends nothing), and
+//! the versions that wrote it were not checked, so no app is known to read a repair back.
 
-use crate::analysis::{CallAt, Defect, Window};
-use crate::edit::{Edit, RepairCx};
-use crate::json::{J, Kind, NodeId, Tree};
+use crate::analysis::{Defect, Window};
+use crate::json::{Kind, NodeId, Tree};
 use crate::model::Message;
 use crate::provider::Provider;
 
-use super::openai_responses::{insert_outputs, output_for, output_item};
 use super::{Dialect, OpenAiResponses, ReadCx};
 
 /// The older Codex rollout dialect.
@@ -72,24 +73,15 @@ impl Dialect for CodexLegacy {
         OpenAiResponses.read(tree, node, cx)
     }
 
-    fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
-        let out = match call.call.kind.as_str() {
-            "local_shell_call" => "function_call_output",
-            kind => output_for(kind)?,
-        };
-        Some(output_item(cx, call, out, false))
-    }
-
-    fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
-        insert_outputs(self, cx, calls)
-    }
-
-    fn note(&self, cx: &RepairCx<'_>, msg: &Message) -> Option<J> {
-        OpenAiResponses.note(cx, msg)
+    fn repairs(&self) -> bool {
+        false
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {
-        OpenAiResponses.provider_error(defect)
+        let words = OpenAiResponses.provider_error(defect)?;
+        Some(format!(
+            "{words} (no fix: the current Codex CLI does not resume this older rollout form)"
+        ))
     }
 }
 
