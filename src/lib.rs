@@ -61,6 +61,7 @@ mod terminal;
 pub mod io;
 pub mod render;
 pub mod simulate;
+pub mod store;
 
 pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
 pub use finding::{Finding, Fix};

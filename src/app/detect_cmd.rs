@@ -27,6 +27,14 @@ pub fn run(a: DetectArgs) -> Result<Status> {
             }
             continue;
         }
+        if let Some(path) = input.path.as_deref()
+            && super::db::is_database(input)
+        {
+            if let Err(e) = super::db::detect(path, &input.name, &options, &mut out) {
+                errors.push(e);
+            }
+            continue;
+        }
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };

@@ -115,6 +115,11 @@ fn check(
     hitl: Option<&ToolSets>,
     meter: &Meter,
 ) -> Result<One> {
+    if let Some(path) = input.path.as_deref()
+        && super::db::is_database(input)
+    {
+        return check_database(path, input, options);
+    }
     let lines = match options.read.format {
         Some(f) => f == Format::Lines,
         None => {
@@ -203,5 +208,60 @@ fn check(
         stats: analysed.tool_stats(),
         detections,
         skippable: analysed.doc.skippable(),
+    })
+}
+
+/// Lint a database: each conversation of its store, read-only. A database found by a directory
+/// walk that holds no store toolmend knows (another app's SQLite file) is skipped.
+fn check_database(
+    path: &std::path::Path,
+    input: &inputs::Input,
+    options: &LintOptions,
+) -> Result<One> {
+    let report = if input.walked {
+        match super::db::read(path, &input.name, options)? {
+            Some(report) => report,
+            None => {
+                return Ok(One {
+                    findings: Vec::new(),
+                    conversations: 0,
+                    calls: 0,
+                    stats: BTreeMap::new(),
+                    detections: vec![
+                        "an SQLite database with no session store toolmend knows".into(),
+                    ],
+                    skippable: true,
+                });
+            }
+        }
+    } else {
+        super::db::lint(path, &input.name, options)?
+    };
+    let mut stats: BTreeMap<String, ToolStats> = BTreeMap::new();
+    for a in report
+        .conversations
+        .iter()
+        .filter_map(|c| c.analysed.as_ref())
+    {
+        for (tool, s) in a.tool_stats() {
+            let e = stats.entry(tool).or_default();
+            e.calls += s.calls;
+            e.dangling += s.dangling;
+        }
+    }
+    let mut detections = vec![format!("{} — {}", report.store, report.why)];
+    detections.extend(
+        report
+            .conversations
+            .iter()
+            .map(|c| format!("conversation at {}", c.stored.location)),
+    );
+    Ok(One {
+        findings: report.findings().cloned().collect(),
+        conversations: report.conversations.len(),
+        calls: report.calls_checked(),
+        stats,
+        detections,
+        skippable: false,
     })
 }

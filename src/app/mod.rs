@@ -2,6 +2,7 @@
 //! analysis lives in the `toolmend` library.
 
 pub mod args;
+mod db;
 mod detect_cmd;
 mod lint_cmd;
 mod repair_cmd;

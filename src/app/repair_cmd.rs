@@ -47,6 +47,15 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let color = stdout_color(a.color);
     let mut changed_any = false;
     let mut tally = Tally::default();
+    // Databases first, one after the other: each is written in its own transaction.
+    let (databases, inputs): (Vec<_>, Vec<_>) =
+        inputs.into_iter().partition(super::db::is_database);
+    for input in &databases {
+        match repair_database(&a, input, &lint_opts, &options) {
+            Ok(changed) => changed_any |= changed,
+            Err(e) => errors.push(e),
+        }
+    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     // OpenCode sessions (several files each) first, one by one; then the documents.
     let (sessions, inputs): (Vec<_>, Vec<_>) =
@@ -165,6 +174,32 @@ struct Done {
     skipped: bool,
     /// Why toolmend refuses to repair it (TM009), if it does.
     refused: Option<String>,
+}
+
+/// `repair --in-place` (or `--check`) of one database; whether it changed (or would).
+fn repair_database(
+    a: &RepairArgs,
+    input: &toolmend::io::inputs::Input,
+    lint_opts: &toolmend::Options,
+    options: &RepairOptions,
+) -> Result<bool> {
+    let path = input.path.as_deref().expect("a database is a path");
+    if !(a.in_place || a.check) {
+        bail!(
+            "{}: a database is repaired in place: use --in-place (or --check)",
+            toolmend::escape_control(&input.name)
+        );
+    }
+    let write = toolmend::store::pipeline::WriteOptions {
+        force: a.force,
+        dry_run: a.check,
+        backup: a.backup.as_ref().map(|suffix| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            p.into()
+        }),
+    };
+    super::db::repair(path, &input.name, lint_opts, options, &write, a.quiet)
 }
 
 /// Findings of a document, and how many of them the repair fixed.

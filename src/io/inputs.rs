@@ -78,12 +78,17 @@ fn add_sessions(
 /// File name extensions looked for in directories.
 pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
 
-/// Expand PATHS (none means standard input). A path inside an OpenCode storage root stands
-/// for the session(s) it belongs to, each one input (see [`super::opencode`]); so does a
-/// storage root met in a directory walk. Problems (missing files, unreadable
+/// Database file name extensions looked for in directories; such a file is taken only when
+/// its header says SQLite.
+pub const DATABASE_EXTENSIONS: &[&str] = &["db", "sqlite", "sqlite3"];
+
+/// Expand PATHS (none means standard input; a `postgres://` URL is taken as it is). A path
+/// inside an OpenCode storage root stands for the session(s) it belongs to, each one input
+/// (see [`super::opencode`]); so does a storage root met in a directory walk. Problems (missing files, unreadable
 /// directories, broken links, sockets) are returned beside the inputs so that the others can
 /// still be processed. A path named explicitly may be a pipe (`<(zcat log.gz)`); inside
-/// directories only regular files with a known extension are taken. Directory symlinks are
+/// directories only regular files with a known extension are taken (databases only when
+/// their header says SQLite). Directory symlinks are
 /// followed, each directory once (a link loop is not walked again).
 pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
     let mut inputs = Vec::new();
@@ -99,6 +104,15 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
             inputs.push(Input {
                 name: "-".into(),
                 path: None,
+                walked: false,
+                session: None,
+            });
+            continue;
+        }
+        if let Some(url) = p.to_str().filter(|s| crate::store::postgres::is_url(s)) {
+            inputs.push(Input {
+                name: crate::store::postgres::redact(url),
+                path: Some(p.clone()),
                 walked: false,
                 session: None,
             });
@@ -123,9 +137,18 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
 }
 
 fn wanted(p: &Path) -> bool {
+    has_extension(p, EXTENSIONS)
+}
+
+fn has_extension(p: &Path, extensions: &[&str]) -> bool {
     p.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        .is_some_and(|e| extensions.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// A regular file named like a database whose header says SQLite.
+fn wanted_database(p: &Path) -> bool {
+    has_extension(p, DATABASE_EXTENSIONS) && crate::store::sqlite::is_sqlite(p)
 }
 
 /// Depth-first, in sorted order, without recursion (so no depth limit but the file system's).
@@ -158,7 +181,9 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
             match fs::metadata(&p) {
                 Ok(m) if m.is_dir() && add_sessions(&p, false, inputs, errors) => {}
                 Ok(m) if m.is_dir() => subdirs.push(p),
-                Ok(m) if m.is_file() && wanted(&p) => inputs.push(Input::file(p, true)),
+                Ok(m) if m.is_file() && (wanted(&p) || wanted_database(&p)) => {
+                    inputs.push(Input::file(p, true))
+                }
                 Ok(_) if wanted(&p) => errors.push(Error::skipped(
                     &p,
                     "not a regular file (a socket, pipe or device); skipped",

@@ -31,7 +31,7 @@ pub(super) fn render(findings: &[Finding], out: &mut dyn Write) -> io::Result<()
             f.line.max(1),
             f.column.max(1),
             property(&format!("{} {}", f.code, f.name)),
-            data(&f.message)
+            data(&f.located_message())
         )?;
     }
     Ok(())

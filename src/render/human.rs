@@ -26,10 +26,11 @@ pub(super) fn render(
             Severity::Error => paint(f.code.to_string(), |s| s.red().bold()),
             Severity::Warning => paint(f.code.to_string(), |s| s.yellow().bold()),
         };
-        let place = paint(
-            format!("{}:{}:{}:", escape_control(&f.path), f.line, f.column),
-            |s| s.bold(),
-        );
+        let place = match f.place_in_store() {
+            Some(at) => format!("{} [{}]:", escape_control(&f.path), escape_control(&at)),
+            None => format!("{}:{}:{}:", escape_control(&f.path), f.line, f.column),
+        };
+        let place = paint(place, |s| s.bold());
         let fixable = match &f.fix {
             Some(fix) if fix.applicability == crate::rules::Applicability::Safe => {
                 paint(" [*]".into(), |s| s.cyan())

@@ -25,7 +25,7 @@ pub(super) fn render(findings: &[Finding], out: &mut dyn Write) -> io::Result<()
             json!({
                 "ruleId": f.code,
                 "level": level(f.severity),
-                "message": {"text": f.message},
+                "message": {"text": f.located_message()},
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": {"uri": f.path},
