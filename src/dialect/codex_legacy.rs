@@ -9,7 +9,7 @@
 //! the model never sees: they are passed through.
 //!
 //! Findings come without a fix: the current Codex CLI does not resume this form at all
-//! (0.171.0, checked the way `tests/codex_resume` checks the newer form: it sends nothing), and
+//! (0.171.0: the `older-form` case of `tests/codex_resume` shows it sends nothing), and
 //! the versions that wrote it were not checked, so no app is known to read a repair back.
 
 use crate::analysis::{Defect, Window};
