@@ -33,6 +33,14 @@ pub fn fix_for(dialect: &dyn Dialect, defect: &Defect, read_only: bool) -> Optio
         Defect::Orphan {
             result,
             later_call: None,
+        } if !movable(result) => (
+            dialect.can_note_result(result),
+            Unsafe,
+            "keep its content as a text note instead of a result (--orphans note)".into(),
+        ),
+        Defect::Orphan {
+            result,
+            later_call: None,
         } => (
             movable(result),
             Unsafe,

@@ -6,7 +6,8 @@
 //! conversation is written in, or [`analyse`] once and do several of these on the
 //! [`Analysed`] result. [`Options`] say how to read; [`RepairOptions`] which fixes to make.
 //! The rules are in [`RULES`]. Output formats are in [`render`], safe file input and output in
-//! [`io`], and the interrupt simulator in [`simulate`].
+//! [`io`], the interrupt simulator in [`simulate`], and agent sessions on this machine in
+//! [`sessions`].
 //!
 //! ```
 //! use toolmend::{Applicability, Options, RepairOptions};
@@ -60,6 +61,7 @@ mod terminal;
 
 pub mod io;
 pub mod render;
+pub mod sessions;
 pub mod simulate;
 pub mod store;
 

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions};
-use crate::dialect::{self, Dialect};
-use crate::finding::Finding;
+use crate::dialect::{self, Dialect, TreeFinding, TreeFix};
+use crate::finding::{Finding, Fix};
 use crate::fix::fix_for;
 use crate::model::{Conversation, Foreign, Pos, Unread};
 use crate::read::{self, ReadDoc, ReadOptions};
-use crate::rules::Rule;
+use crate::rules::{Applicability, Rule, Severity};
 use crate::target::{self, Judge, Provider};
 
 /// Options of the analysis.
@@ -146,6 +146,12 @@ pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
             f
         })
         .collect();
+    out.extend(
+        a.doc
+            .tree
+            .iter()
+            .map(|(conv, f)| tree_finding(path, *conv, f)),
+    );
     if a.doc.unrecognized() {
         out.push(no_conversation(path, a.doc.log_like));
     }
@@ -228,6 +234,33 @@ fn quoted(s: Option<&str>) -> String {
         Some(s) => format!("`{s}`"),
         None => "(missing)".into(),
     }
+}
+
+/// A finding about a Claude Code file's `parentUuid` tree (TM011–TM015).
+pub fn tree_finding(path: &str, conversation: usize, t: &TreeFinding) -> Finding {
+    let mut f = Finding::new(t.rule, path, t.message.clone());
+    if t.warning {
+        f.severity = Severity::Warning;
+    }
+    f.line = t.line;
+    f.column = t.column;
+    f.conversation = Some(conversation);
+    f.fix = t.fix.as_ref().map(|fix| match fix {
+        TreeFix::DropCopy { .. } => Fix {
+            applicability: Applicability::Safe,
+            description: "delete the repeated line".into(),
+        },
+        TreeFix::Orphan { drop, .. } => Fix {
+            applicability: Applicability::Unsafe,
+            description: if drop.is_some() {
+                "keep its content as a text note (--orphans note), or remove the line and hang the lines below it from its parent (--orphans drop)"
+            } else {
+                "keep its content as a text note (--orphans note)"
+            }
+            .into(),
+        },
+    });
+    f
 }
 
 /// TM007 for a message written in another dialect than its conversation was read as.
@@ -334,12 +367,19 @@ pub fn describe(
         ),
         Defect::Orphan { result, later_call } => {
             let id = quoted(result.result.id.as_deref());
-            let what = match later_call {
-                Some(call) => format!("comes before its call (message {})", call.holder),
-                None => "answers no call".to_string(),
+            let (rule, what) = match (later_call, &result.result.split) {
+                (Some(call), _) => (
+                    Rule::OrphanToolResult,
+                    format!("comes before its call (message {})", call.holder),
+                ),
+                (None, Some(why)) => (
+                    Rule::SplitPair,
+                    format!("is on the resumed history, but {why}"),
+                ),
+                (None, None) => (Rule::OrphanToolResult, "answers no call".to_string()),
             };
             on_result(
-                Rule::OrphanToolResult,
+                rule,
                 result,
                 format!("tool result for {id} {what}{provider}"),
             )

@@ -88,6 +88,10 @@ pub struct ToolResult {
     pub leading: bool,
     /// The result is the whole message, so it can be moved or dropped as one.
     pub whole_message: bool,
+    /// Why the call of this result is off the history the owning app resumes (a Claude Code
+    /// result whose call is on an abandoned branch or before a compact boundary): the result
+    /// is then reported as TM014 rather than TM002.
+    pub split: Option<String>,
 }
 
 /// One message (or item, or event line) of a conversation.

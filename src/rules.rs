@@ -26,6 +26,17 @@ pub enum Rule {
     /// TM009: a named file in which no conversation was found, or messages carrying tool keys
     /// that the dialect they were read as does not read: reported, never repaired.
     UnrecognizedLog,
+    /// TM011: a Claude Code line whose `parentUuid` names no line of the file.
+    MissingParent,
+    /// TM012: a Claude Code line that is its own parent, or a cycle of parents.
+    ParentCycle,
+    /// TM013: two Claude Code lines with one `uuid`.
+    DuplicateUuid,
+    /// TM014: a result on the resumed Claude Code history whose call is off it (another
+    /// branch, or before a compact boundary).
+    SplitPair,
+    /// TM015: a server tool result whose `server_tool_use` is not on the resumed history.
+    OrphanServerToolResult,
     /// TM016: a stored record (e.g. a LangGraph checkpoint blob) toolmend cannot read.
     UnreadableRecord,
     /// TM017: a database another connection is writing to (write lock held, WAL growing).
@@ -150,6 +161,17 @@ pub const TABLE: &[RuleData] = &[
         "a batch whose direct siblings would re-run after an interrupt"),
     row(Rule::UnrecognizedLog, "TM009", "unrecognized-log", Error, F::None,
         "a named file with no conversation, or tool keys left unread"),
+    row(Rule::MissingParent, "TM011", "missing-parent", Warning, F::None,
+        "a Claude Code parentUuid that names no line"),
+    row(Rule::ParentCycle, "TM012", "parent-cycle", Warning, F::None,
+        "a Claude Code line that is its own ancestor"),
+    // Only identical copies are fixed (safe); conflicting ones have no fix.
+    row(Rule::DuplicateUuid, "TM013", "duplicate-uuid", Error, F::Safe,
+        "two Claude Code lines with one uuid"),
+    row(Rule::SplitPair, "TM014", "split-pair", Error, F::Unsafe,
+        "a resumed Claude Code result whose call is off the resumed chain"),
+    row(Rule::OrphanServerToolResult, "TM015", "orphan-server-tool-result", Error, F::Unsafe,
+        "a server tool result without its server_tool_use"),
     row(Rule::UnreadableRecord, "TM016", "unreadable-record", Error, F::None,
         "a stored record toolmend cannot read (never guessed)"),
     row(Rule::StoreBusy, "TM017", "store-busy", Error, F::None,
@@ -280,7 +302,8 @@ mod tests {
             [
                 Rule::DanglingToolCall,
                 Rule::OrphanToolResult,
-                Rule::MisplacedToolResult
+                Rule::MisplacedToolResult,
+                Rule::DuplicateUuid
             ]
         );
         assert!(!Rule::MissingToolCallId.fixes().allows(Applicability::Safe));
@@ -299,6 +322,7 @@ mod tests {
             vec![Rule::DanglingToolCall, Rule::OrphanToolResult]
         );
         assert_eq!(select(&["tm00".into()]).unwrap().len(), 9);
+        assert_eq!(select(&["tm01".into()]).unwrap().len(), 7);
         assert!(select(&["TM999".into()]).is_err());
     }
 }

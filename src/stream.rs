@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 
 use crate::analysis::{self, WalkOptions, Walker};
-use crate::dialect::Dialect;
+use crate::dialect::{ChainReader, ClaudeCode, Dialect, resumed};
 use crate::finding::Finding;
 use crate::lint::{
     ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation,
-    unread_finding,
+    tree_finding, unread_finding,
 };
 use crate::model::{Conversation, Foreign, Message, Unread};
-use crate::read::{LineSink, LinesReader, Problem, each_line_from};
+use crate::read::{LineSink, LinesReader, Problem, each_line_from, resumable};
 use crate::rules::Rule;
 use crate::target::{self, Provider};
 
@@ -110,6 +110,7 @@ fn stream_lines<R: BufRead>(
     options: &LintOptions,
 ) -> io::Result<StreamReport> {
     let mut lines = LinesReader::new(&options.read);
+    let mut chain = ChainReader::default();
     let mut sink = Streamer {
         path,
         target: options.target,
@@ -123,12 +124,15 @@ fn stream_lines<R: BufRead>(
         reader,
         options.read.max_line_bytes,
         |number, start, text, long, last| {
+            if long.is_none() {
+                chain.line(number, start, text);
+            }
             lines.line(number, start, text, long, last, &mut sink);
         },
     )?;
     let (log_like, blank) = (lines.log_like(), !lines.saw_value());
     let chosen = lines.finish(&mut sink);
-    Ok(sink.finish(chosen, log_like, blank))
+    Ok(sink.finish(chosen, log_like, blank, chain))
 }
 
 struct ThreadWalk {
@@ -137,6 +141,18 @@ struct ThreadWalk {
     unread: Vec<Unread>,
     numbering: crate::read::Numbering,
     last_turn: usize,
+    /// The main thread of a Claude Code file, held until its resumed chain is known.
+    held: Option<Vec<Message>>,
+}
+
+impl ThreadWalk {
+    fn push(&mut self, mut m: Message) {
+        self.numbering.number(&mut m);
+        if !m.continuation {
+            self.last_turn = m.index;
+        }
+        self.walker.push(&m);
+    }
 }
 
 struct Streamer<'p> {
@@ -175,14 +191,16 @@ fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, d: &analysis::Defect)
 }
 
 impl LineSink for Streamer<'_> {
-    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, mut m: Message) {
-        count_calls(&mut self.report.stats, &m);
-        let t = self.thread(d, thread);
-        t.numbering.number(&mut m);
-        if !m.continuation {
-            t.last_turn = m.index;
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
+        let at = self.thread_at(d, thread);
+        let t = &mut self.threads[at];
+        match &mut t.held {
+            Some(held) => held.push(m),
+            None => {
+                count_calls(&mut self.report.stats, &m);
+                t.push(m);
+            }
         }
-        t.walker.push(&m);
     }
 
     fn foreign(&mut self, d: &'static dyn Dialect, thread: Option<String>, f: Foreign) {
@@ -253,7 +271,14 @@ impl LineSink for Streamer<'_> {
 impl Streamer<'_> {
     /// The walk of `thread`, started with the rules for `d` when it is new.
     fn thread(&mut self, d: &'static dyn Dialect, thread: Option<String>) -> &mut ThreadWalk {
-        let at = match self.threads.iter().position(|t| t.key == thread) {
+        let at = self.thread_at(d, thread);
+        &mut self.threads[at]
+    }
+
+    /// The index of the walk of `thread`, started with the rules for `d` when it is new (the
+    /// main thread of a Claude Code file is held until its resumed chain is known).
+    fn thread_at(&mut self, d: &'static dyn Dialect, thread: Option<String>) -> usize {
+        match self.threads.iter().position(|t| t.key == thread) {
             Some(i) => i,
             None => {
                 let judge = target::judge(d, self.target);
@@ -262,6 +287,7 @@ impl Streamer<'_> {
                     unique_ids: judge.unique_ids,
                 };
                 self.threads.push(ThreadWalk {
+                    held: (thread.is_none() && d.name() == ClaudeCode.name()).then(Vec::new),
                     key: thread,
                     walker: Walker::new(judge.window, walk),
                     unread: Vec::new(),
@@ -270,8 +296,7 @@ impl Streamer<'_> {
                 });
                 self.threads.len() - 1
             }
-        };
-        &mut self.threads[at]
+        }
     }
 
     fn finish(
@@ -279,18 +304,40 @@ impl Streamer<'_> {
         chosen: Option<(&'static dyn Dialect, String)>,
         log_like: bool,
         blank: bool,
+        chain: ChainReader,
     ) -> StreamReport {
         let threads = std::mem::take(&mut self.threads);
         let mut report = self.report;
         if let Some((d, why)) = chosen {
             let judge = target::judge(d, self.target);
             let count = threads.len().max(1);
-            for (index, t) in threads.into_iter().enumerate() {
-                report.calls_checked += t.walker.calls_checked();
-                let which = match &t.key {
+            let chain = resumable(d, chain);
+            for (index, mut t) in threads.into_iter().enumerate() {
+                let mut which = match &t.key {
                     Some(k) => format!("one message per line, thread {k}"),
                     None => "one message per line".into(),
                 };
+                if let Some(held) = t.held.take() {
+                    let held = match &chain {
+                        Some(chain) => {
+                            which = format!("{which}; {}", chain.explanation);
+                            report.findings.extend(
+                                chain
+                                    .findings
+                                    .iter()
+                                    .map(|f| tree_finding(self.path, index, f)),
+                            );
+                            resumed(held, chain)
+                        }
+                        None => held,
+                    };
+                    // Only the resumed history counts, as when the file is read whole.
+                    for m in held {
+                        count_calls(&mut report.stats, &m);
+                        t.push(m);
+                    }
+                }
+                report.calls_checked += t.walker.calls_checked();
                 let shown = crate::read::shown_dialect(d, &why, &t.unread);
                 let why = crate::read::with_unread(why.clone(), &t.unread, d);
                 report.detections.push(format!(

@@ -28,6 +28,43 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// List the rules.
     Rules,
+    /// Find the agent sessions on this machine (Claude Code, Codex, Gemini CLI, Cline, Roo,
+    /// OpenCode), newest first, with their status; repair the broken ones on request.
+    Sessions(SessionsArgs),
+}
+
+/// `toolmend sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Only this agent's sessions: claude-code, codex, gemini-cli, cline, roo, opencode.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// Only the broken sessions (findings of error severity).
+    #[arg(long)]
+    pub broken: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SessionsFormat::Human)]
+    pub format: SessionsFormat,
+    /// Repair the broken sessions in place (safe fixes only), atomically, keeping each
+    /// original next to it as `<file><suffix>` (see --backup).
+    #[arg(long)]
+    pub repair: bool,
+    /// With --repair: also rewrite a session modified in the last few seconds (its agent may
+    /// still be writing it).
+    #[arg(long, requires = "repair")]
+    pub force: bool,
+    /// With --repair: the suffix of the backup kept next to each repaired file.
+    #[arg(long, value_name = "SUFFIX", default_value = ".toolmend-backup")]
+    pub backup: String,
+}
+
+/// `sessions --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SessionsFormat {
+    /// One block per session: when, agent, size, project, status, then the file.
+    Human,
+    /// A JSON array, one object per session.
+    Json,
 }
 
 /// When to colour output.
@@ -292,6 +329,10 @@ pub struct RepairArgs {
     /// Orphan results (TM002): keep (default), drop, or turn into a note (unsafe).
     #[arg(long, value_enum, default_value_t = OrphanArg::Keep)]
     pub orphans: OrphanArg,
+    /// A torn final line of a JSON Lines file (a write cut short, TM007): keep it (default) or
+    /// drop it (unsafe; with --in-place, --backup keeps the original). Only the final line.
+    #[arg(long, value_enum, default_value_t = TruncatedArg::Keep)]
+    pub truncated: TruncatedArg,
     /// Duplicate results (TM004): keep the first or the last (unsafe). Left alone by default.
     #[arg(long, value_enum)]
     pub duplicates: Option<DuplicateArg>,
@@ -304,6 +345,15 @@ pub struct RepairArgs {
     /// Colour the diff.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+/// `--truncated`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TruncatedArg {
+    /// Leave the torn line as it is.
+    Keep,
+    /// Remove it, reporting its bytes.
+    Drop,
 }
 
 /// `--orphans`.

@@ -6,6 +6,7 @@ mod db;
 mod detect_cmd;
 mod lint_cmd;
 mod repair_cmd;
+mod sessions_cmd;
 mod simulate_cmd;
 mod work;
 
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Detect(a) => detect_cmd::run(a),
         Command::Simulate(a) => simulate_cmd::run(a),
         Command::Rules => rules(),
+        Command::Sessions(a) => sessions_cmd::run(a),
     }
 }
 

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 
 use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
 
-use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs};
+use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs, TruncatedArg};
 use toolmend::io::write;
 
 use super::work::{Meter, Work};
@@ -31,6 +31,7 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         }),
         reid: a.duplicate_ids.is_some(),
         before_results: a.input.profile == Some(Profile::Deerflow),
+        drop_torn_tail: a.truncated == TruncatedArg::Drop,
     };
     let (inputs, mut errors) = super::expand(&a.input.paths)?;
     let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
@@ -238,7 +239,9 @@ fn mend(
 
 /// `total` findings, and how many of them `repaired` fixed.
 fn counts(total: usize, repaired: &Repaired) -> Counts {
-    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
+    let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>()
+        + repaired.fixed_later
+        + usize::from(repaired.torn_tail.is_some());
     Counts { total, fixed }
 }
 
@@ -283,6 +286,11 @@ fn report(
             super::say(format_args!("{name}: clean; left untouched"));
         }
         return;
+    }
+    if let Some((line, bytes)) = repaired.torn_tail {
+        super::say(format_args!(
+            "{name}: dropped the torn final line {line} ({bytes} bytes; --truncated drop)"
+        ));
     }
     if repaired.placeholders > 0 {
         super::say(format_args!(

@@ -12,9 +12,10 @@
 //! between two lines of one API message, which would split it in two when Claude Code rebuilds
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
+pub mod chain;
 mod placeholder;
 
-use crate::analysis::{CallAt, Defect, Window};
+use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
@@ -37,6 +38,9 @@ const LINE_TYPES: &[&str] = &[
     "progress",
     "attachment",
 ];
+
+/// The Claude Code release whose resume behaviour the findings describe (docs/claude-code.md).
+pub const CLIENT: &str = "2.1.332";
 
 /// Block types of calls whose result comes back inline (never dangling).
 const SERVER_CALLS: &[&str] = &["server_tool_use", "mcp_tool_use"];
@@ -147,14 +151,22 @@ impl Dialect for ClaudeCode {
         placeholder::insert(cx, calls)
     }
 
+    fn note_result(&self, cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+        placeholder::note_result(cx, result)
+    }
+
+    fn can_note_result(&self, result: &ResultAt) -> bool {
+        result.result.span.end > result.result.span.start
+    }
+
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         Some(match defect {
             Defect::Dangling { call, .. } => format!(
-                "Anthropic would reject this on resume: \"messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"",
+                "On resume Claude Code {CLIENT} drops the assistant message that made this call when more history follows it (the model forgets it ran the tool), or answers a final call with its own \"[Tool call interrupted…]\" result; other readers get the API's 400: \"messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"",
                 call.call.id.as_deref().unwrap_or("")
             ),
             Defect::Orphan { result, .. } => format!(
-                "Anthropic would reject this on resume: \"messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.\"",
+                "On resume Claude Code {CLIENT} silently drops this result; other readers get the API's 400: \"messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.\"",
                 result.result.id.as_deref().unwrap_or("")
             ),
             Defect::Misplaced { .. } => "the result comes after the next assistant turn, so the Anthropic API sees the call unanswered (`tool_use` ids were found without `tool_result` blocks immediately after)".into(),
@@ -164,4 +176,32 @@ impl Dialect for ClaudeCode {
             _ => return None,
         })
     }
+}
+
+/// The messages of the main thread that Claude Code resumes, in the order of its chain
+/// (`chain.path`), to be numbered afresh (continuations are marked again then). Results whose call lies off the chain say why (TM014);
+/// message lines off the chain (abandoned branches) are not part of it.
+pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
+    let Some(path) = &chain.path else {
+        return messages;
+    };
+    let order: std::collections::HashMap<usize, usize> =
+        path.iter().enumerate().map(|(k, &l)| (l, k)).collect();
+    let mut kept: Vec<(usize, Message)> = messages
+        .into_iter()
+        .filter_map(|m| order.get(&m.pos.line).map(|&k| (k, m)))
+        .collect();
+    kept.sort_by_key(|(k, _)| *k);
+    kept.into_iter()
+        .map(|(_, mut m)| {
+            let line = m.pos.line;
+            for r in &mut m.results {
+                if let Some(id) = &r.id {
+                    r.split = chain.split.get(&(line, id.clone())).cloned();
+                }
+            }
+            m.continuation = false;
+            m
+        })
+        .collect()
 }

@@ -106,6 +106,7 @@ impl<'a> ReadCx<'a> {
             span: self.span(tree, at),
             leading: true,
             whole_message: false,
+            split: None,
         }
     }
 }

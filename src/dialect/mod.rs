@@ -27,7 +27,8 @@ use crate::model::{Conversation, Message, Pos, Span, pointer_token};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
-pub use claude_code::ClaudeCode;
+pub use claude_code::chain::{Chain, ChainReader, DropLine, TreeFinding, TreeFix};
+pub use claude_code::{ClaudeCode, resumed};
 pub use claude_stream::ClaudeStream;
 pub use cline::{Cline, TaskFile};
 pub use codex::CodexRollout;
@@ -113,6 +114,20 @@ pub trait Dialect: Sync {
 
     /// Whether [`Dialect::note`] is written for this dialect (so `--orphans note` is offered).
     fn can_note(&self) -> bool {
+        false
+    }
+
+    /// Edits turning the orphan result *block* `result` into a plain text block that keeps its
+    /// content (orphan policy `note`), for dialects whose results cannot be noted as whole
+    /// messages; `None` when it cannot.
+    fn note_result(&self, cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+        let _ = (cx, result);
+        None
+    }
+
+    /// Whether [`Dialect::note_result`] can note this result (for the fix shown by `lint`).
+    fn can_note_result(&self, result: &ResultAt) -> bool {
+        let _ = result;
         false
     }
 

@@ -39,6 +39,9 @@ pub struct RepairOptions {
     pub reid: bool,
     /// Seed compatibility: placeholders right after the calling message, before its results.
     pub before_results: bool,
+    /// Remove a JSON Lines file's torn final line (unsafe; `--truncated drop`). A torn line
+    /// anywhere else is never removed.
+    pub drop_torn_tail: bool,
 }
 
 impl Default for RepairOptions {
@@ -50,6 +53,7 @@ impl Default for RepairOptions {
             duplicates: None,
             reid: false,
             before_results: false,
+            drop_torn_tail: false,
         }
     }
 }

@@ -125,7 +125,7 @@ impl<'o> LinesReader<'o> {
             Err(e) => {
                 let (_, column) = crate::json::line_col(text, e.offset);
                 let what = if last && e.kind == ErrorKind::Truncated {
-                    "truncated final line"
+                    super::TORN_FINAL_LINE
                 } else {
                     "invalid JSON"
                 };
@@ -368,6 +368,7 @@ impl LineSink for Collect {
 pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     let mut reader = LinesReader::new(options);
     let mut sink = Collect::default();
+    let mut chain = dialect::ChainReader::default();
     let mut start = 0;
     let mut number = 0;
     while start < bytes.len() {
@@ -384,6 +385,9 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         let text = &bytes[start..end];
         let too_long = (options.max_line_bytes > 0 && text.len() > options.max_line_bytes)
             .then_some(text.len());
+        if too_long.is_none() {
+            chain.line(number, start, text);
+        }
         reader.line(number, start, text, too_long, last, &mut sink);
         start = nl + 1;
     }
@@ -393,11 +397,22 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         if threads.is_empty() {
             threads.push(Thread::default());
         }
-        for (k, t) in threads.into_iter().enumerate() {
-            let which = match t.key {
+        let chain = resumable(d, chain);
+        for (k, mut t) in threads.into_iter().enumerate() {
+            let mut which = match &t.key {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
             };
+            if let (None, Some(chain)) = (&t.key, &chain) {
+                let mut numbering = super::Numbering::default();
+                t.builder.messages = dialect::resumed(t.builder.messages, chain);
+                for m in &mut t.builder.messages {
+                    numbering.number(m);
+                }
+                which = format!("{which}; {}", chain.explanation);
+                let found = chain.findings.iter().map(|f| (k, f.clone()));
+                sink.doc.tree.extend(found);
+            }
             let shown = super::shown_dialect(d, &why, &t.unread);
             let why = with_unread(why.clone(), &t.unread, d);
             sink.doc.conversations.insert(
@@ -419,6 +434,14 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         c.index = i;
     }
     sink.doc
+}
+
+/// The resumed chain of a Claude Code file (`None` for other dialects, or when the file is to
+/// be read in file order).
+pub fn resumable(d: &'static dyn Dialect, chain: dialect::ChainReader) -> Option<dialect::Chain> {
+    (d.name() == dialect::ClaudeCode.name())
+        .then(|| chain.finish())
+        .flatten()
 }
 
 /// Split a stream into lines without keeping more than `max` bytes of any line (0: no limit):

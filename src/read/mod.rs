@@ -43,6 +43,9 @@ pub struct Problem {
     pub message: String,
 }
 
+/// How the problem of a JSON Lines file's torn final line (a write cut short) begins.
+pub const TORN_FINAL_LINE: &str = "truncated final line";
+
 /// What a document holds.
 #[derive(Debug, Default)]
 pub struct ReadDoc {
@@ -54,6 +57,9 @@ pub struct ReadDoc {
     pub problems: Vec<Problem>,
     /// Remarks for `detect` (e.g. nothing found).
     pub notes: Vec<String>,
+    /// Findings about the `parentUuid` tree of a Claude Code file, with the index of the
+    /// conversation they belong to.
+    pub tree: Vec<(usize, crate::dialect::TreeFinding)>,
     /// Something message- or tool-shaped was seen (a file without is not a log at all).
     pub log_like: bool,
     /// The document is blank: an empty JSON Lines file is a log with nothing in it yet.
@@ -128,7 +134,7 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-pub use lines::{LineSink, LinesReader, each_line_from};
+pub use lines::{LineSink, LinesReader, each_line_from, resumable};
 
 /// Read a document. A file known by its name (a Cline / Roo Code task's
 /// `api_conversation_history.json` or `ui_messages.json`) is read as that file, unless

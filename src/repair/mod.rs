@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::{CallAt, Defect, Window};
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, DropLine, TreeFix};
 use crate::fix::fix_for;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
@@ -37,10 +37,13 @@ pub struct Repaired {
     pub placeholders: usize,
     /// Defects fixed by the first round, per conversation (indices into each defect list).
     pub fixed: Vec<Vec<usize>>,
-    /// Defects fixed by further rounds (fixes held back by a conflict in an earlier round).
+    /// Defects fixed by further rounds (fixes held back by a conflict in an earlier round),
+    /// and Claude Code tree findings fixed.
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
+    /// The torn final line removed (`--truncated drop`): its number and length in bytes.
+    pub torn_tail: Option<(usize, usize)>,
 }
 
 impl Analysed {
@@ -63,7 +66,15 @@ const MAX_ROUNDS: usize = 8;
 /// Rounds go on while some fix was held back, so the output is a fixed point: repairing it
 /// again changes nothing.
 pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
-    let first = round(src, analysed, options);
+    let mut first = round(src, analysed, options);
+    let torn_tail = options
+        .drop_torn_tail
+        .then(|| torn_tail(src, analysed))
+        .flatten();
+    if let Some((start, _)) = torn_tail {
+        // Edits inside the torn line cannot exist: it was not read.
+        first.edits.try_add(vec![Edit::delete(start, src.len())]);
+    }
     let mut repaired = Repaired {
         changed: !first.edits.is_empty(),
         output: if first.edits.is_empty() {
@@ -73,7 +84,8 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         },
         placeholders: first.placeholders,
         fixed: first.fixed,
-        fixed_later: 0,
+        fixed_later: first.tree_fixed,
+        torn_tail: torn_tail.map(|(start, line)| (line, src.len() - start)),
     };
     let mut deferred = first.deferred;
     let mut lint_options = analysed.options.clone();
@@ -89,15 +101,34 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         }
         repaired.output = next.edits.apply(&repaired.output);
         repaired.placeholders += next.placeholders;
-        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>();
+        repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>() + next.tree_fixed;
         deferred = next.deferred;
     }
     repaired
 }
 
+/// Where the torn final line of a JSON Lines file starts, and its number: the last line, when
+/// it was reported as cut short and only blanks follow it.
+fn torn_tail(src: &[u8], analysed: &Analysed) -> Option<(usize, usize)> {
+    let p = analysed
+        .doc
+        .problems
+        .iter()
+        .find(|p| p.message.starts_with(crate::read::TORN_FINAL_LINE))?;
+    let start = memchr::memrchr(b'\n', &src[..p.offset.min(src.len())]).map_or(0, |i| i + 1);
+    let rest = &src[start..];
+    let body = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i);
+    rest[body..]
+        .iter()
+        .all(u8::is_ascii_whitespace)
+        .then_some((start, p.line))
+}
+
 /// The edits of one round over all conversations.
 struct Round {
     edits: EditSet,
+    /// Claude Code tree findings fixed.
+    tree_fixed: usize,
     placeholders: usize,
     fixed: Vec<Vec<usize>>,
     /// Some fix conflicted with another and was held back.
@@ -107,6 +138,7 @@ struct Round {
 fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
     let mut r = Round {
         edits: EditSet::default(),
+        tree_fixed: 0,
         placeholders: 0,
         fixed: Vec::new(),
         deferred: false,
@@ -119,7 +151,64 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
     }
+    for (_, finding) in &analysed.doc.tree {
+        let group = finding.fix.as_ref().and_then(|f| tree_fix(src, f, options));
+        if let Some(group) = group {
+            if r.edits.try_add(group) {
+                r.tree_fixed += 1;
+            } else {
+                r.deferred = true;
+            }
+        }
+    }
     r
+}
+
+/// The edits of a fix of a Claude Code tree finding, when the options allow it.
+fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Edit>> {
+    // A line goes with its line ending.
+    let whole = |(start, end): (usize, usize)| {
+        let end = match src.get(end..) {
+            Some([b'\r', b'\n', ..]) => end + 2,
+            Some([b'\n', ..]) => end + 1,
+            _ => end,
+        };
+        Edit::delete(start, end)
+    };
+    match fix {
+        TreeFix::DropCopy { line } => Some(vec![whole(*line)]),
+        TreeFix::Orphan { block, note, .. } if options.orphans == OrphanPolicy::Note => {
+            let text = crate::json::J::obj([
+                ("type", crate::json::J::str("text")),
+                ("text", crate::json::J::str(note.clone())),
+            ])
+            .render(&crate::json::Style::default());
+            Some(vec![Edit::replace(block.0, block.1, text)])
+        }
+        TreeFix::Orphan {
+            drop:
+                Some(DropLine {
+                    line,
+                    children,
+                    parent,
+                }),
+            ..
+        } if options.orphans == OrphanPolicy::Drop => {
+            let value = match parent {
+                Some(p) => crate::json::J::str(p.clone()),
+                None => crate::json::J::Null,
+            }
+            .render(&crate::json::Style::default());
+            let mut edits = vec![whole(*line)];
+            edits.extend(
+                children
+                    .iter()
+                    .map(|&(a, b)| Edit::replace(a, b, value.clone())),
+            );
+            Some(edits)
+        }
+        TreeFix::Orphan { .. } => None,
+    }
 }
 
 /// The last message of `owner`'s answer window: its continuations and the results right after
@@ -347,7 +436,10 @@ fn orphan_fix(
 ) -> Option<Vec<Edit>> {
     let msg = cx.owner;
     if !result.result.whole_message {
-        return None;
+        return match cx.options.orphans {
+            OrphanPolicy::Note => dialect.note_result(cx, result),
+            _ => None,
+        };
     }
     match cx.options.orphans {
         OrphanPolicy::Keep => None,

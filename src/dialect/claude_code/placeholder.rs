@@ -1,7 +1,7 @@
 //! Claude Code repair: placeholder result lines for dangling calls, spliced into the
 //! `parentUuid` chain.
 
-use crate::analysis::CallAt;
+use crate::analysis::{CallAt, ResultAt};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Style, Tree, parse};
 use crate::model::{Container, Span};
@@ -272,4 +272,40 @@ fn records<'s>(cx: &RepairCx<'s>, from: usize) -> Box<dyn Iterator<Item = (usize
         }
         Container::Scattered => Box::new(std::iter::empty()),
     }
+}
+
+/// The orphan result block `result` as a plain text block keeping its content, in place (the
+/// line, its uuid and its place in the chain stay): the model reads what the tool returned
+/// without a result that answers no call.
+pub fn note_result(cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+    let span = result.result.span;
+    let tree = parse(cx.src.get(span.start..span.end)?).ok()?;
+    let block = tree.root();
+    let content = match tree.get(block, "content") {
+        None => String::new(),
+        Some(c) => match tree.str(c) {
+            Some(s) => s.into_owned(),
+            None => tree
+                .children(c)
+                .filter_map(|b| tree.get_str(b, "text"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+    };
+    let id = result.result.id.as_deref().unwrap_or("");
+    let note = J::obj([
+        ("type", J::str("text")),
+        (
+            "text",
+            J::str(format!(
+                "[Result of tool call {id}, whose call is not in this history:]\n{content}"
+            )),
+        ),
+    ]);
+    let style = Style::like(&tree, block);
+    Some(vec![Edit::replace(
+        span.start,
+        span.end,
+        note.render(&style),
+    )])
 }

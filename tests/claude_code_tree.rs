@@ -1,0 +1,185 @@
+//! Claude Code sessions read as the real client resumes them (fixtures/claude-code-tree, written
+//! by tests/claude_resume/make_fixtures.py; what Claude Code 2.1.332 sends for each is in
+//! docs/claude-code.md):
+//! findings on the line that matters, the same from the streaming lint, and repairs that leave
+//! only what has no fix.
+
+pub mod common;
+
+use common::{api, files};
+use toolmend::{Finding, Options, OrphanPolicy, RepairOptions, Severity};
+
+/// Each fixture and its findings as `CODE@line`.
+const EXPECTED: &[(&str, &[&str])] = &[
+    ("clean", &[]),
+    ("parallel-branches", &[]),
+    ("rewind-fork", &[]),
+    ("leaf-choice", &[]),
+    ("last-line-not-leaf", &[]),
+    ("last-line-older-children", &[]),
+    ("late-last-line", &[]),
+    ("mid-dangling", &["TM001@2"]),
+    ("trailing-call", &["TM001@2"]),
+    ("orphan-result", &["TM002@3"]),
+    ("torn-tail", &["TM007@4"]),
+    ("missing-parent", &["TM011@3"]),
+    ("missing-parent-gap", &["TM011@4"]),
+    ("missing-parent-no-source", &["TM011@3"]),
+    ("missing-parent-text", &["TM011@3"]),
+    ("self-parent", &["TM012@1"]),
+    ("cycle", &["TM012@1"]),
+    ("dup-identical", &["TM013@4"]),
+    ("dup-conflict", &["TM014@3", "TM013@4"]),
+    ("fork-split", &["TM014@7"]),
+    ("compact-split", &["TM014@5"]),
+    ("server-orphan", &["TM015@2"]),
+];
+
+const SET: &str = "claude-code-tree";
+
+fn fixture(name: &str) -> Vec<u8> {
+    files::read(SET, &format!("{name}.jsonl"))
+}
+
+fn at_lines(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{}@{}", f.code, f.line))
+        .collect()
+}
+
+#[test]
+fn every_fixture_is_listed() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(files::dir(SET))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".jsonl")
+                .filter(|n| !n.contains(".repaired"))
+                .map(str::to_string)
+        })
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = EXPECTED.iter().map(|(n, _)| n.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+}
+
+#[test]
+fn findings_are_on_the_line_that_matters_whole_or_streamed() {
+    for (name, want) in EXPECTED {
+        let bytes = fixture(name);
+        let file = format!("{name}.jsonl");
+        assert_eq!(at_lines(&api::findings(&file, &bytes)), *want, "{name}");
+        let streamed = toolmend::lint_lines(&file, &bytes[..], &Options::default()).unwrap();
+        assert_eq!(at_lines(&streamed.findings), *want, "{name} (streamed)");
+    }
+}
+
+#[test]
+fn findings_say_what_claude_code_does_on_resume() {
+    let message = |name: &str| api::findings(name, &fixture(name))[0].message.clone();
+    assert!(message("mid-dangling").contains("drops the assistant message"));
+    assert!(message("orphan-result").contains("silently drops this result"));
+    assert!(message("fork-split").contains("another branch"));
+    assert!(message("compact-split").contains("before the compact_boundary on line 3"));
+    assert!(message("missing-parent-gap").contains("continues at the line before (line 3)"));
+    assert!(message("server-orphan").contains("the API rejects the request"));
+    let dup = api::findings("d", &fixture("dup-identical"));
+    assert_eq!(dup[0].severity, Severity::Warning);
+    let dup = api::findings("d", &fixture("dup-conflict"));
+    assert_eq!(dup[1].severity, Severity::Error);
+}
+
+#[test]
+fn detect_names_the_line_resume_starts_from() {
+    let why = |name: &str| {
+        api::analyse(name, &fixture(name)).doc.conversations[0]
+            .detection
+            .clone()
+    };
+    assert!(why("late-last-line").contains("from line 3 (the newest line below line 6"));
+    assert!(why("leaf-choice").contains("from line 6 (the file's last line)"));
+    assert!(why("rewind-fork").contains("2 message line(s) off it"));
+}
+
+#[test]
+fn repairs_leave_only_what_has_no_fix() {
+    let note = RepairOptions {
+        orphans: OrphanPolicy::Note,
+        ..RepairOptions::default()
+    };
+    let drop = RepairOptions {
+        orphans: OrphanPolicy::Drop,
+        ..RepairOptions::default()
+    };
+    for (name, want) in EXPECTED {
+        let bytes = fixture(name);
+        for options in [&note, &drop] {
+            let fixed = api::repair(name, &bytes, options);
+            let left = api::codes(name, &fixed.output);
+            let expected_left: Vec<&str> = want
+                .iter()
+                .map(|c| &c[..5])
+                .filter(|c| {
+                    // No fix: reading questions, and Claude Code result lines under `drop`
+                    // (they are links of the chain).
+                    ["TM007", "TM011", "TM012"].contains(c)
+                        || (*c == "TM013" && *name == "dup-conflict")
+                        || (options.orphans == OrphanPolicy::Drop && ["TM002", "TM014"].contains(c))
+                })
+                .collect();
+            assert_eq!(left, expected_left, "{name} {:?}", options.orphans);
+            assert_eq!(
+                api::repair(name, &fixed.output, options).output,
+                fixed.output,
+                "{name}: not idempotent"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_server_result_without_its_call_goes_as_a_whole_line() {
+    let bytes = fixture("server-orphan");
+    let drop = RepairOptions {
+        orphans: OrphanPolicy::Drop,
+        ..RepairOptions::default()
+    };
+    let out = api::repair("s", &bytes, &drop).output;
+    let lines = |b: &[u8]| -> Vec<serde_json::Value> {
+        String::from_utf8_lossy(b)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (before, after) = (lines(&bytes), lines(&out));
+    assert_eq!(after.len(), before.len() - 1);
+    // The line below hangs from the removed line's parent now.
+    assert_eq!(after[1]["parentUuid"], before[1]["parentUuid"]);
+    assert_eq!(after[1]["uuid"], before[2]["uuid"]);
+}
+
+#[test]
+fn only_a_torn_final_line_is_dropped_and_only_when_asked() {
+    let bytes = fixture("torn-tail");
+    let kept = api::repair("t.jsonl", &bytes, &RepairOptions::default());
+    assert_eq!(kept.output, bytes);
+    assert_eq!(kept.torn_tail, None);
+    let drop = RepairOptions {
+        drop_torn_tail: true,
+        ..RepairOptions::default()
+    };
+    let dropped = api::repair("t.jsonl", &bytes, &drop);
+    let cut = bytes.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    assert_eq!(dropped.output, &bytes[..cut]);
+    assert_eq!(dropped.torn_tail, Some((4, bytes.len() - cut)));
+    assert!(api::codes("t.jsonl", &dropped.output).is_empty());
+    // The same torn line with a line after it is not a torn tail: never dropped.
+    let mut middle = bytes.clone();
+    middle.extend_from_slice(b"\n{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"x\"}\n");
+    let fixed = api::repair("m.jsonl", &middle, &drop);
+    assert_eq!(fixed.torn_tail, None);
+    assert_eq!(fixed.output, middle);
+}

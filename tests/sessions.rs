@@ -1,0 +1,282 @@
+//! `toolmend sessions` over a home folder laid out as the agents lay it out (HOME pointed at a
+//! temporary tree): discovery, status, filters, JSON, and `--repair` with its backups, its
+//! refusal of files still being written, and a second run that finds everything ok.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// Put the fixture `from` at `home/to`, last modified `age_min` minutes ago.
+fn place(home: &Path, to: &str, from: &str, age_min: u64) -> PathBuf {
+    let path = home.join(to);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::copy(repo(from), &path).unwrap();
+    let when = SystemTime::now() - Duration::from_secs(60 * age_min);
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    path
+}
+
+const CLAUDE_BROKEN: &str =
+    ".claude/projects/-home-dev-shop/d714c633-af66-564a-aefa-3f306e28ebbf.jsonl";
+const CODEX_BROKEN: &str = ".codex/sessions/2026/03/01/rollout-2026-03-01T09-00-00-0190aaaa-bbbb-7ccc-8ddd-000000000001.jsonl";
+
+/// A home with one broken and one healthy session of Claude Code and Codex, and one session
+/// each of Gemini CLI, Cline (Linux VS Code), Roo (macOS VS Code) and OpenCode.
+fn home() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    place(
+        h,
+        CLAUDE_BROKEN,
+        "fixtures/claude-code-tree/mid-dangling.jsonl",
+        5,
+    );
+    place(
+        h,
+        ".claude/projects/-home-dev-shop/0b1c2d3e-0000-4000-8000-000000000001.jsonl",
+        "fixtures/claude-code-tree/clean.jsonl",
+        50,
+    );
+    place(h, CODEX_BROKEN, "fixtures/codex/interrupted.jsonl", 10);
+    place(
+        h,
+        ".codex/sessions/2026/02/27/rollout-2026-02-27T08-00-00-0190aaaa-bbbb-7ccc-8ddd-000000000002.jsonl",
+        "fixtures/codex/clean.jsonl",
+        60,
+    );
+    place(
+        h,
+        ".gemini/tmp/5b1d0f/chats/session-2026-03-01T08-00-5b959dae.json",
+        "fixtures/gemini/cli-session.repaired.json",
+        70,
+    );
+    place(
+        h,
+        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1732000000000/api_conversation_history.json",
+        "fixtures/anthropic/clean.json",
+        80,
+    );
+    place(
+        h,
+        "Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/1732000000001/api_conversation_history.json",
+        "fixtures/anthropic/clean.json",
+        90,
+    );
+    place(
+        h,
+        ".local/share/opencode/storage/session/global/ses_01.json",
+        "fixtures/anthropic/clean.json",
+        100,
+    );
+    dir
+}
+
+fn toolmend(home: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolmend"));
+    cmd.arg("sessions")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn json(out: &Output) -> Vec<serde_json::Value> {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn rows(out: &Output) -> Vec<(String, String)> {
+    json(out)
+        .iter()
+        .map(|r| {
+            (
+                r["agent"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lists_every_agent_newest_first_with_status() {
+    let home = home();
+    let out = toolmend(home.path(), &["--format", "json"], &[]);
+    assert_eq!(out.status.code(), Some(1), "broken sessions exit 1");
+    let got = rows(&out);
+    let want = [
+        ("claude-code", "broken"),
+        ("codex", "broken"),
+        ("claude-code", "ok"),
+        ("codex", "ok"),
+        ("gemini-cli", "ok"),
+        ("cline", "ok"),
+        ("roo", "ok"),
+        ("opencode", "unchecked"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, s)| (a.to_string(), s.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    let all = json(&out);
+    assert_eq!(all[0]["project"], "-home-dev-shop");
+    assert_eq!(all[1]["project"], "/work/app");
+    assert!(
+        all[0]["first_finding"]
+            .as_str()
+            .unwrap()
+            .starts_with("TM001 line 2: tool call `toolu_01MidRm`")
+    );
+
+    let human = toolmend(home.path(), &[], &[]);
+    let text = String::from_utf8(human.stdout).unwrap();
+    assert!(text.contains(&format!(
+        "  {}\n",
+        home.path().join(CLAUDE_BROKEN).display()
+    )));
+    assert!(text.contains("  broken: 1 finding(s); first: TM001 line 2"));
+    assert!(text.ends_with("8 session(s): 6 ok, 2 broken\n"), "{text}");
+}
+
+#[test]
+fn filters_by_agent_and_by_breakage() {
+    let home = home();
+    let codex = rows(&toolmend(
+        home.path(),
+        &["--agent", "codex", "--format", "json"],
+        &[],
+    ));
+    assert_eq!(codex.len(), 2);
+    assert!(codex.iter().all(|(a, _)| a == "codex"));
+    let broken = rows(&toolmend(
+        home.path(),
+        &["--broken", "--format", "json"],
+        &[],
+    ));
+    assert_eq!(broken.len(), 2);
+    assert!(broken.iter().all(|(_, s)| s == "broken"));
+    let bad = toolmend(home.path(), &["--agent", "cursor"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown agent `cursor`"));
+}
+
+#[test]
+fn honours_the_agents_own_folder_variables() {
+    let home = home();
+    let elsewhere = tempfile::tempdir().unwrap();
+    place(
+        elsewhere.path(),
+        "claude/projects/-srv/0b1c2d3e-0000-4000-8000-000000000009.jsonl",
+        "fixtures/claude-code-tree/trailing-call.jsonl",
+        1,
+    );
+    place(
+        elsewhere.path(),
+        "codex/sessions/2026/01/01/rollout-x.jsonl",
+        "fixtures/codex/clean.jsonl",
+        1,
+    );
+    let claude_dir = elsewhere.path().join("claude");
+    let codex_dir = elsewhere.path().join("codex");
+    let out = toolmend(
+        home.path(),
+        &["--format", "json"],
+        &[
+            ("CLAUDE_CONFIG_DIR", &claude_dir),
+            ("CODEX_HOME", &codex_dir),
+        ],
+    );
+    let all = json(&out);
+    let paths: Vec<&str> = all
+        .iter()
+        .filter(|r| r["agent"] == "claude-code" || r["agent"] == "codex")
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with(&*elsewhere.path().to_string_lossy()))
+    );
+}
+
+#[test]
+fn repair_fixes_broken_sessions_in_place_with_backups() {
+    let home = home();
+    let claude = home.path().join(CLAUDE_BROKEN);
+    let original = fs::read(&claude).unwrap();
+    let out = toolmend(home.path(), &["--repair"], &[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let backup = PathBuf::from(format!("{}.toolmend-backup", claude.display()));
+    assert!(
+        text.contains(&format!(
+            "repaired: 1 fix(es), 1 placeholder result(s); original kept as {}",
+            backup.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!(
+        "(undo: mv {} {})",
+        backup.display(),
+        claude.display()
+    )));
+    assert_eq!(fs::read(&backup).unwrap(), original);
+    assert_ne!(fs::read(&claude).unwrap(), original);
+    assert!(text.ends_with("8 session(s): 8 ok, 0 broken\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+    // A second run finds nothing to do, and lists no backup as a session.
+    let again = toolmend(home.path(), &["--format", "json"], &[]);
+    assert_eq!(again.status.code(), Some(0));
+    let statuses = rows(&again);
+    assert_eq!(statuses.len(), 8);
+    assert!(statuses.iter().all(|(_, s)| s == "ok" || s == "unchecked"));
+}
+
+#[test]
+fn repair_leaves_a_session_still_being_written_unless_forced() {
+    let home = home();
+    let codex = home.path().join(CODEX_BROKEN);
+    fs::File::options()
+        .write(true)
+        .open(&codex)
+        .unwrap()
+        .set_modified(SystemTime::now())
+        .unwrap();
+    let original = fs::read(&codex).unwrap();
+    let out = toolmend(home.path(), &["--repair", "--agent", "codex"], &[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("not repaired: modified 0s ago, its agent may still be writing it"),
+        "{text}"
+    );
+    assert_eq!(fs::read(&codex).unwrap(), original);
+    assert_eq!(out.status.code(), Some(1));
+    let forced = toolmend(
+        home.path(),
+        &["--repair", "--force", "--agent", "codex"],
+        &[],
+    );
+    assert_eq!(forced.status.code(), Some(0));
+    assert_ne!(fs::read(&codex).unwrap(), original);
+}
