@@ -111,3 +111,14 @@ pub fn force_dialect(options: &mut ReadOptions, name: &str) -> bool {
     options.dialect = dialect::by_name(name);
     options.dialect.is_some()
 }
+
+// The CLI source lives in `src/app/` and names the library `toolmend::…`, as the binary did;
+// inside the library that name needs this alias.
+#[cfg(feature = "cli")]
+extern crate self as toolmend;
+
+/// The command-line interface, shared by the `toolmend` binary and the Python package's
+/// `toolmend` command (feature `cli`, on by default). Only [`cli::main`] is public.
+#[cfg(feature = "cli")]
+#[path = "app/mod.rs"]
+pub mod cli;

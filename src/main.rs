@@ -1,20 +1,8 @@
-//! The `toolmend` command: parse arguments, run, map the outcome to an exit code
-//! (0 clean, 1 findings or changes needed, 2 failure). A closed pipe is not a failure.
-
-mod app;
+//! The `toolmend` command. Everything but the process exit lives in [`toolmend::cli`], which
+//! the Python package's `toolmend` command runs too.
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = app::args::Cli::parse();
-    match app::run(cli) {
-        Ok(status) => ExitCode::from(status as u8),
-        Err(err) if app::is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) => {
-            app::print_error(&err);
-            ExitCode::from(2)
-        }
-    }
+    ExitCode::from(toolmend::cli::main(std::env::args_os()))
 }

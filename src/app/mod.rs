@@ -1,7 +1,7 @@
 //! The command layer: turns arguments into library calls and writes their results. All
-//! analysis lives in the `toolmend` library.
+//! analysis lives in the rest of the library; this module is the edge that prints.
 
-pub mod args;
+mod args;
 mod db;
 mod detect_cmd;
 mod lint_cmd;
@@ -12,16 +12,45 @@ mod work;
 
 use std::io::{IsTerminal, Write};
 
+use std::ffi::OsString;
+
 use anyhow::{Result, bail};
+use clap::Parser;
 
 use args::{
     Cli, ColorChoice, Command, HitlArgs, InputArgs, InputFormat, ModeArg, Profile, TargetArg,
 };
 use toolmend::{Format, Options as LintOptions, Provider, ReadOptions};
 
+/// Run the command line `args` (the first is the program name) and give the exit status: 0
+/// clean, 1 findings or changes needed, 2 failure (a closed output pipe is not one). Usage
+/// errors, `--help` and `--version` are printed here, as clap does, but never exit the process:
+/// the Python package calls this inside its interpreter.
+pub fn main<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    match run(cli) {
+        Ok(status) => status as u8,
+        Err(err) if is_broken_pipe(&err) => 0,
+        Err(err) => {
+            print_error(&err);
+            Status::Failure as u8
+        }
+    }
+}
+
 /// Exit statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Nothing to report.
     Clean = 0,
     /// Findings, or changes needed.
@@ -31,7 +60,7 @@ pub enum Status {
 }
 
 /// Run a command.
-pub fn run(cli: Cli) -> Result<Status> {
+pub(crate) fn run(cli: Cli) -> Result<Status> {
     match cli.command {
         Command::Lint(a) => lint_cmd::run(a),
         Command::Repair(a) => repair_cmd::run(a),
@@ -43,7 +72,7 @@ pub fn run(cli: Cli) -> Result<Status> {
 }
 
 /// Is this error (anywhere in its chain) a closed pipe?
-pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -51,7 +80,7 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 /// Decide once whether a stream gets colour.
-pub fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
+pub(crate) fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
     match choice {
         ColorChoice::Never => false,
         ColorChoice::Always => true,
@@ -62,7 +91,7 @@ pub fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
 }
 
 /// Colour decision for standard output; also tells the `colored` crate.
-pub fn stdout_color(choice: ColorChoice) -> bool {
+pub(crate) fn stdout_color(choice: ColorChoice) -> bool {
     let on = use_color(choice, std::io::stdout().is_terminal());
     colored::control::set_override(on);
     on
@@ -71,7 +100,7 @@ pub fn stdout_color(choice: ColorChoice) -> bool {
 /// The inputs named by PATHS (none: standard input), and the paths that could not be taken.
 /// With no PATHS and a terminal on standard input there is nothing to read: say so rather than
 /// wait for typing.
-pub fn expand(
+pub(crate) fn expand(
     paths: &[std::path::PathBuf],
 ) -> Result<(Vec<toolmend::io::inputs::Input>, Vec<anyhow::Error>)> {
     if paths.is_empty() && std::io::stdin().is_terminal() {
@@ -85,7 +114,7 @@ pub fn expand(
 
 /// The bytes of one input; a read error is added to `errors` (to report at the end, with the
 /// other inputs still processed) and gives `None`.
-pub fn load(
+pub(crate) fn load(
     input: &toolmend::io::inputs::Input,
     errors: &mut Vec<anyhow::Error>,
 ) -> Option<Vec<u8>> {
@@ -95,7 +124,7 @@ pub fn load(
 }
 
 /// Library options from the input arguments.
-pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
+pub(crate) fn lint_options(a: &InputArgs) -> Result<LintOptions> {
     let mut read = ReadOptions {
         dialect: None,
         at: a.at.clone(),
@@ -128,7 +157,7 @@ pub fn lint_options(a: &InputArgs) -> Result<LintOptions> {
 }
 
 /// The replay model's tool sets from flags (the replay model's defaults applied).
-pub fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
+pub(crate) fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
     toolmend::simulate::SetOptions {
         mode: a.mode.map(|m| match m {
             ModeArg::Legacy => toolmend::simulate::Mode::Legacy,
@@ -144,14 +173,14 @@ pub fn tool_sets(a: &HitlArgs) -> toolmend::simulate::ToolSets {
 
 /// Print errors collected along the way (file names and messages from the system are escaped:
 /// a hostile file name cannot drive the terminal).
-pub fn report_errors(errors: &[anyhow::Error]) {
+pub(crate) fn report_errors(errors: &[anyhow::Error]) {
     for e in errors {
         print_error(e);
     }
 }
 
 /// Print one error to standard error, escaped.
-pub fn print_error(e: &anyhow::Error) {
+pub(crate) fn print_error(e: &anyhow::Error) {
     say(format_args!(
         "toolmend: error: {}",
         toolmend::render::escape_control(&format!("{e:#}"))
@@ -160,7 +189,7 @@ pub fn print_error(e: &anyhow::Error) {
 
 /// Write one line to standard error. Unlike `eprintln!`, a closed standard error (`2>&1 |
 /// head`) is not a panic: the line is dropped.
-pub fn say(line: std::fmt::Arguments<'_>) {
+pub(crate) fn say(line: std::fmt::Arguments<'_>) {
     work::suspended(|| {
         let _ = writeln!(std::io::stderr(), "{line}");
     });
