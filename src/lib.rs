@@ -45,6 +45,7 @@ mod analysis;
 mod batches;
 mod dialect;
 mod edit;
+mod explain;
 mod finding;
 mod fix;
 mod json;
@@ -66,12 +67,15 @@ pub mod simulate;
 pub mod store;
 
 pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
+pub use explain::{Example, Explanation, explain};
 pub use finding::{Finding, Fix};
 pub use lint::{Analysed, LintOptions as Options, ToolStats};
 pub use model::Conversation;
 pub use provider::Provider;
 pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
-pub use repair::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
+pub use repair::{
+    AppliedEdit, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER,
+};
 pub use rules::{
     Applicability, FixKinds, Rule, RuleData, Severity, TABLE as RULES, select as select_rules,
 };

@@ -28,6 +28,14 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// List the rules.
     Rules,
+    /// Explain a rule: what it checks, why, the provider's error, the fix, an example.
+    Explain(ExplainArgs),
+    /// Print the settings in effect for a path and where each came from.
+    Config(ConfigCmdArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff; `toolmend man | man -l -`).
+    Man,
     /// Find the agent sessions on this machine (Claude Code, Codex, Gemini CLI, Cline, Roo,
     /// OpenCode), newest first, with their status; repair the broken ones on request.
     Sessions(SessionsArgs),
@@ -126,6 +134,8 @@ pub struct InputArgs {
     /// outside CI, once the work has run for a second).
     #[arg(long)]
     pub no_progress: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `--target` providers.
@@ -211,6 +221,8 @@ pub struct LintArgs {
     pub explain_detection: bool,
     #[command(flatten)]
     pub hitl: HitlArgs,
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// The tool sets of the batch-replay model, for TM008 and `simulate`.
@@ -342,6 +354,10 @@ pub struct RepairArgs {
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+    /// What to print about the repair: `human` lines on standard error, or `json`, an audit
+    /// record on standard output (per file: each edit, and the SHA-256 of input and output).
+    #[arg(long, value_enum, default_value_t = RepairFormat::Human)]
+    pub format: RepairFormat,
     /// Colour the diff.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -388,4 +404,62 @@ pub enum ReidArg {
 pub struct DetectArgs {
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// Where settings come from (see docs/configuration.md).
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// Take settings from this file (a toolmend.toml, or a pyproject.toml's [tool.toolmend])
+    /// for every input, instead of finding one from each input's directory upwards.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Read no configuration file: defaults and flags only.
+    #[arg(long)]
+    pub isolated: bool,
+}
+
+/// `lint --baseline` / `--write-baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// Report only findings not recorded in this baseline file (and say how many were).
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings in this baseline file (exit 0) instead of reporting them.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// `repair --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RepairFormat {
+    /// What was done, in words, on standard error.
+    Human,
+    /// An audit record (JSON array, one object per file) on standard output.
+    Json,
+}
+
+/// `toolmend explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A rule code or name (TM001, dangling-tool-call).
+    #[arg(value_name = "RULE")]
+    pub rule: String,
+}
+
+/// `toolmend config`.
+#[derive(Debug, Args)]
+pub struct ConfigCmdArgs {
+    /// The file or directory to show the settings for (default: the current directory).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `toolmend completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }

@@ -2,18 +2,28 @@
 
 use std::io::{BufWriter, Write};
 
-use anyhow::Result;
+use std::ffi::OsString;
+
+use anyhow::{Result, bail};
 
 use toolmend::Format;
 use toolmend::render::escape_control as esc;
 
-use super::args::DetectArgs;
+use super::args::{Command, DetectArgs};
+use super::config::Configured;
 
 use super::{Status, lint_options, report_errors};
 
-pub fn run(a: DetectArgs) -> Result<Status> {
-    let options = lint_options(&a.input)?;
-    let (inputs, mut errors) = super::expand(&a.input.paths)?;
+pub fn run(a: DetectArgs, argv: &[OsString]) -> Result<Status> {
+    lint_options(&a.input)?;
+    let (mut inputs, mut errors) = super::expand(&a.input.paths)?;
+    let (configured, config_errors) =
+        Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
+            Command::Detect(d) => lint_options(&d.input),
+            _ => bail!("not a detect command line"),
+        })?;
+    errors.extend(config_errors);
+    inputs.retain(|i| configured.covers(i));
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
         if let Some(session) = &input.session
@@ -27,10 +37,11 @@ pub fn run(a: DetectArgs) -> Result<Status> {
             }
             continue;
         }
+        let options = &configured.of(input).settings;
         if let Some(path) = input.path.as_deref()
             && super::db::is_database(input)
         {
-            if let Err(e) = super::db::detect(path, &input.name, &options, &mut out) {
+            if let Err(e) = super::db::detect(path, &input.name, options, &mut out) {
                 errors.push(e);
             }
             continue;
@@ -38,7 +49,7 @@ pub fn run(a: DetectArgs) -> Result<Status> {
         let Some(loaded) = super::load(input, &mut errors) else {
             continue;
         };
-        let doc = toolmend::detect(&input.name, &loaded, &options);
+        let doc = toolmend::detect(&input.name, &loaded, options);
         let format = match doc.format {
             Some(Format::Lines) => "JSON Lines",
             _ => "JSON",

@@ -4,37 +4,83 @@ use std::io::{BufWriter, Write};
 
 use std::collections::BTreeMap;
 
-use anyhow::{Context, Result, anyhow};
+use std::ffi::OsString;
+
+use anyhow::{Context, Result, anyhow, bail};
 
 use toolmend::render::{self, Totals};
 use toolmend::simulate::ToolSets;
 use toolmend::{Finding, Format, Options as LintOptions, Rule, ToolStats};
 
-use super::args::LintArgs;
+use super::args::{Command, LintArgs};
+use super::baseline;
+use super::config::Configured;
 use toolmend::io::inputs;
 use toolmend::render::escape_control as esc;
 
 use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color, tool_sets};
 
-pub fn run(a: LintArgs) -> Result<Status> {
-    let options = lint_options(&a.input)?;
-    let selected: Vec<Rule> = if a.select.is_empty() {
-        Rule::ALL.to_vec()
-    } else {
-        toolmend::select_rules(&a.select).map_err(|e| anyhow!(e))?
-    };
-    let ignored = toolmend::select_rules(&a.ignore).map_err(|e| anyhow!(e))?;
-    // TM008 is on only when interrupting tools are named (plain lint stays quiet).
-    let hitl = a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl));
-    let (inputs, mut errors) = super::expand(&a.input.paths)?;
+/// What `lint` makes of one command line (with a configuration's settings applied).
+struct Setup {
+    options: LintOptions,
+    selected: Vec<Rule>,
+    ignored: Vec<Rule>,
+    /// TM008 is on only when interrupting tools are named (plain lint stays quiet).
+    hitl: Option<ToolSets>,
+}
+
+impl Setup {
+    fn new(a: &LintArgs) -> Result<Setup> {
+        Ok(Setup {
+            options: lint_options(&a.input)?,
+            selected: if a.select.is_empty() {
+                Rule::ALL.to_vec()
+            } else {
+                toolmend::select_rules(&a.select).map_err(|e| anyhow!(e))?
+            },
+            ignored: toolmend::select_rules(&a.ignore).map_err(|e| anyhow!(e))?,
+            hitl: a.hitl.interrupting.is_some().then(|| tool_sets(&a.hitl)),
+        })
+    }
+
+    fn reports(&self, rule: Rule, also_ignored: &[Rule]) -> bool {
+        self.selected.contains(&rule)
+            && !self.ignored.contains(&rule)
+            && !also_ignored.contains(&rule)
+    }
+}
+
+pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
+    // Flags are checked before anything is read.
+    Setup::new(&a)?;
+    let (mut inputs, mut errors) = super::expand(&a.input.paths)?;
+    let (configured, config_errors) =
+        Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
+            Command::Lint(l) => Setup::new(&l),
+            _ => bail!("not a lint command line"),
+        })?;
+    errors.extend(config_errors);
+    inputs.retain(|i| configured.covers(i));
+    // The baseline is not a log, even when a directory walk finds it.
+    if let Some(file) = a
+        .baseline
+        .baseline
+        .as_ref()
+        .or(a.baseline.write_baseline.as_ref())
+    {
+        inputs.retain(|i| !baseline::is(file, i));
+    }
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
     let work = Work::new(a.input.threads, !a.input.no_progress)?;
     work.each(
         &inputs,
-        |input, meter| check(input, &options, hitl.as_ref(), meter),
+        |input, meter| {
+            let setup = &configured.of(input).settings;
+            check(input, &setup.options, setup.hitl.as_ref(), meter)
+        },
         |input, one| {
             let one = match one {
                 Ok(one) => one,
@@ -62,14 +108,38 @@ pub fn run(a: LintArgs) -> Result<Status> {
                 e.calls += s.calls;
                 e.dangling += s.dangling;
             }
+            let group = configured.of(input);
+            let per_file = group.ignored_for(input);
             findings.extend(
                 one.findings
                     .into_iter()
-                    .filter(|f| selected.contains(&f.rule) && !ignored.contains(&f.rule)),
+                    .filter(|f| group.settings.reports(f.rule, &per_file)),
             );
             Ok(())
         },
     )?;
+    if let Some(file) = &a.baseline.write_baseline {
+        if errors.is_empty() {
+            baseline::write(file, &findings)?;
+            super::say(format_args!(
+                "toolmend: recorded {} finding(s) in {}",
+                findings.len(),
+                esc(&file.display().to_string())
+            ));
+        }
+        report_errors(&errors);
+        return Ok(if errors.is_empty() {
+            Status::Clean
+        } else {
+            Status::Failure
+        });
+    }
+    let mut known = None;
+    if let Some(file) = &a.baseline.baseline {
+        let (new, matched) = baseline::filter(file, findings)?;
+        findings = new;
+        known = Some(matched);
+    }
     let color = stdout_color(a.color);
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.statistics {
@@ -86,6 +156,19 @@ pub fn run(a: LintArgs) -> Result<Status> {
     }
     out.flush()?;
     drop(out);
+    if let (Some(matched), Some(file), false) = (known, &a.baseline.baseline, a.quiet) {
+        let file = esc(&file.display().to_string());
+        super::say(format_args!(
+            "toolmend: {} finding(s) not shown: already in the baseline {file}",
+            matched.hidden
+        ));
+        if matched.gone > 0 {
+            super::say(format_args!(
+                "toolmend: {} baseline entry(ies) no longer found (fixed?); --write-baseline {file} records the findings of now",
+                matched.gone
+            ));
+        }
+    }
     report_errors(&errors);
     Ok(if !errors.is_empty() {
         Status::Failure

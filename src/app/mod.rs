@@ -2,8 +2,13 @@
 //! analysis lives in the rest of the library; this module is the edge that prints.
 
 mod args;
+mod audit;
+mod baseline;
+mod config;
+mod config_cmd;
 mod db;
 mod detect_cmd;
+mod docs_cmd;
 mod lint_cmd;
 mod repair_cmd;
 mod sessions_cmd;
@@ -31,14 +36,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let argv: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
             return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
-    match run(cli) {
+    match run(cli, &argv) {
         Ok(status) => status as u8,
         Err(err) if is_broken_pipe(&err) => 0,
         Err(err) => {
@@ -59,15 +65,20 @@ pub(crate) enum Status {
     Failure = 2,
 }
 
-/// Run a command.
-pub(crate) fn run(cli: Cli) -> Result<Status> {
+/// Run a command; `argv` is the command line it was parsed from (configuration files add
+/// to it the options it does not give).
+pub(crate) fn run(cli: Cli, argv: &[OsString]) -> Result<Status> {
     match cli.command {
-        Command::Lint(a) => lint_cmd::run(a),
-        Command::Repair(a) => repair_cmd::run(a),
-        Command::Detect(a) => detect_cmd::run(a),
+        Command::Lint(a) => lint_cmd::run(a, argv),
+        Command::Repair(a) => repair_cmd::run(a, argv),
+        Command::Detect(a) => detect_cmd::run(a, argv),
         Command::Simulate(a) => simulate_cmd::run(a),
         Command::Rules => rules(),
         Command::Sessions(a) => sessions_cmd::run(a),
+        Command::Explain(a) => docs_cmd::explain(&a.rule),
+        Command::Config(a) => config_cmd::run(a),
+        Command::Completions(a) => docs_cmd::completions(a.shell),
+        Command::Man => docs_cmd::man(),
     }
 }
 

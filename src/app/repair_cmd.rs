@@ -6,35 +6,43 @@ use anyhow::{Result, bail};
 
 use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
 
-use super::args::{DuplicateArg, OrphanArg, Profile, RepairArgs, TruncatedArg};
+use std::ffi::OsString;
+
+use super::args::{
+    Command, DuplicateArg, OrphanArg, Profile, RepairArgs, RepairFormat, TruncatedArg,
+};
+use super::audit::FileRecord;
+use super::config::Configured;
 use toolmend::io::write;
 
 use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color};
 
-pub fn run(a: RepairArgs) -> Result<Status> {
-    let lint_opts = lint_options(&a.input)?;
-    let options = RepairOptions {
-        placeholder: a
-            .placeholder
-            .clone()
-            .unwrap_or_else(|| SEED_PLACEHOLDER.into()),
-        mark_synthetic: a.mark_synthetic,
-        orphans: match a.orphans {
-            OrphanArg::Keep => OrphanPolicy::Keep,
-            OrphanArg::Drop => OrphanPolicy::Drop,
-            OrphanArg::Note => OrphanPolicy::Note,
-        },
-        duplicates: a.duplicates.map(|d| match d {
-            DuplicateArg::KeepFirst => DuplicatePolicy::KeepFirst,
-            DuplicateArg::KeepLast => DuplicatePolicy::KeepLast,
-        }),
-        reid: a.duplicate_ids.is_some(),
-        before_results: a.input.profile == Some(Profile::Deerflow),
-        drop_torn_tail: a.truncated == TruncatedArg::Drop,
-    };
-    let (inputs, mut errors) = super::expand(&a.input.paths)?;
+/// The options one command line (with a configuration's settings applied) gives a repair.
+struct Setup {
+    lint: toolmend::Options,
+    repair: RepairOptions,
+}
+
+impl Setup {
+    fn new(a: &RepairArgs) -> Result<Setup> {
+        Ok(Setup {
+            lint: lint_options(&a.input)?,
+            repair: repair_options(a),
+        })
+    }
+}
+
+pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
+    Setup::new(&a)?;
+    let json = a.format == RepairFormat::Json;
+    let (mut inputs, mut errors) = super::expand(&a.input.paths)?;
     let to_stdout = !(a.in_place || a.diff || a.check || a.output.is_some());
+    if json && (to_stdout || a.diff) {
+        bail!(
+            "--format json prints the audit record on standard output: use it with --in-place, -o FILE or --check"
+        );
+    }
     if (to_stdout || a.output.is_some()) && inputs.len() + errors.len() > 1 {
         bail!("several inputs: use --in-place, --diff or --check (stdout and -o take one input)");
     }
@@ -45,14 +53,23 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     {
         bail!("--in-place cannot rewrite standard input; use -o FILE or stdout");
     }
+    let (configured, config_errors) =
+        Configured::resolve(argv, &a.input.config, &inputs, |cli| match cli.command {
+            Command::Repair(r) => Setup::new(&r),
+            _ => bail!("not a repair command line"),
+        })?;
+    errors.extend(config_errors);
+    inputs.retain(|i| configured.covers(i));
     let color = stdout_color(a.color);
     let mut changed_any = false;
     let mut tally = Tally::default();
+    let mut records = Vec::new();
     // Databases first, one after the other: each is written in its own transaction.
     let (databases, inputs): (Vec<_>, Vec<_>) =
         inputs.into_iter().partition(super::db::is_database);
     for input in &databases {
-        match repair_database(&a, input, &lint_opts, &options) {
+        let setup = &configured.of(input).settings;
+        match repair_database(&a, input, &setup.lint, &setup.repair) {
             Ok(changed) => changed_any |= changed,
             Err(e) => errors.push(e),
         }
@@ -63,8 +80,9 @@ pub fn run(a: RepairArgs) -> Result<Status> {
         inputs.into_iter().partition(|i| i.session.is_some());
     for input in &sessions {
         let session = input.session.as_ref().expect("partitioned on it");
+        let setup = &configured.of(input).settings;
         let Some((counts, repaired, changed)) =
-            repair_session(session, &a, &lint_opts, &options, &mut errors)
+            repair_session(session, &a, &setup.lint, &setup.repair, &mut errors)
         else {
             continue;
         };
@@ -90,7 +108,10 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     let work = Work::new(a.input.threads, !a.input.no_progress)?;
     work.each(
         &inputs,
-        |input, meter| mend(input, &lint_opts, &options, meter),
+        |input, meter| {
+            let setup = &configured.of(input).settings;
+            mend(input, &setup.lint, &setup.repair, meter)
+        },
         |input, done| {
             let Done {
                 loaded,
@@ -109,9 +130,24 @@ pub fn run(a: RepairArgs) -> Result<Status> {
                 return Ok(());
             }
             changed_any |= repaired.changed;
-            if !a.quiet {
-                let refused = refused.as_deref();
-                report(&input.name, counts, refused, &repaired, inputs.len() == 1);
+            if !a.quiet && !json {
+                report(
+                    &input.name,
+                    counts,
+                    refused.as_deref(),
+                    &repaired,
+                    inputs.len() == 1,
+                );
+            }
+            if json {
+                let written = a.in_place || a.output.is_some();
+                records.push(FileRecord::new(
+                    &input.name,
+                    &loaded,
+                    &repaired,
+                    written,
+                    refused,
+                ));
             }
             tally.add(counts, &repaired);
             if to_stdout {
@@ -139,9 +175,13 @@ pub fn run(a: RepairArgs) -> Result<Status> {
             Ok(())
         },
     )?;
+    if json {
+        serde_json::to_writer_pretty(&mut out, &records)?;
+        out.write_all(b"\n")?;
+    }
     out.flush()?;
     drop(out);
-    if !a.quiet && tally.files > 1 {
+    if !a.quiet && !json && tally.files > 1 {
         let verb = if a.in_place {
             "repaired"
         } else {
@@ -164,6 +204,29 @@ pub fn run(a: RepairArgs) -> Result<Status> {
     } else {
         Status::Clean
     })
+}
+
+/// The repair options from the flags.
+fn repair_options(a: &RepairArgs) -> RepairOptions {
+    RepairOptions {
+        placeholder: a
+            .placeholder
+            .clone()
+            .unwrap_or_else(|| SEED_PLACEHOLDER.into()),
+        mark_synthetic: a.mark_synthetic,
+        orphans: match a.orphans {
+            OrphanArg::Keep => OrphanPolicy::Keep,
+            OrphanArg::Drop => OrphanPolicy::Drop,
+            OrphanArg::Note => OrphanPolicy::Note,
+        },
+        duplicates: a.duplicates.map(|d| match d {
+            DuplicateArg::KeepFirst => DuplicatePolicy::KeepFirst,
+            DuplicateArg::KeepLast => DuplicatePolicy::KeepLast,
+        }),
+        reid: a.duplicate_ids.is_some(),
+        before_results: a.input.profile == Some(Profile::Deerflow),
+        drop_torn_tail: a.truncated == TruncatedArg::Drop,
+    }
 }
 
 /// One input read, analysed and repaired (on a worker thread).

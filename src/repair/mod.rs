@@ -11,7 +11,7 @@ use crate::dialect::{Dialect, DropLine, TreeFix};
 use crate::fix::fix_for;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
-use crate::rules::Applicability;
+use crate::rules::{Applicability, Rule};
 
 pub use crate::edit::{
     DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
@@ -26,6 +26,60 @@ pub struct Plan {
     pub placeholders: usize,
     /// A fix was held back because its edits conflicted with edits already planned.
     pub deferred: bool,
+    /// The groups of edits made, each with what it fixes.
+    pub made: Vec<(Label, Vec<Edit>)>,
+}
+
+/// What a group of edits fixes (see [`AppliedEdit`]).
+#[derive(Debug, Clone)]
+pub struct Label {
+    kind: &'static str,
+    rule: Rule,
+    call_ids: Vec<String>,
+    pointer: String,
+}
+
+impl Label {
+    fn new<'s>(
+        kind: &'static str,
+        rule: Rule,
+        ids: impl IntoIterator<Item = Option<&'s String>>,
+        msg: &Message,
+    ) -> Label {
+        Label {
+            kind,
+            rule,
+            call_ids: ids.into_iter().flatten().cloned().collect(),
+            pointer: msg.pos.pointer.clone(),
+        }
+    }
+}
+
+/// One byte edit a repair made, with what it fixes: an entry of an audit record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedEdit {
+    /// The round that made it: 1 edits the input; a later round edits the output of the
+    /// round before (fixes held back by a conflict), so its range is in those bytes.
+    pub round: usize,
+    /// What it is part of: `placeholder`, `move`, `drop-orphan`, `note-orphan`,
+    /// `keep-first`, `keep-last`, `re-id`, `drop-copy` (a Claude Code line repeated byte for
+    /// byte) or `drop-torn-line` (`--truncated drop`).
+    pub kind: &'static str,
+    /// The rule whose finding the edit fixes.
+    pub rule: Rule,
+    /// The conversation (index in the document); `None` for the removal of a torn final line,
+    /// which belongs to none.
+    pub conversation: Option<usize>,
+    /// The call ids the fix is about.
+    pub call_ids: Vec<String>,
+    /// JSON Pointer of the message the fix is about (relative to its line in JSON Lines).
+    pub pointer: String,
+    /// First byte replaced (in the round's input).
+    pub start: usize,
+    /// One past the last byte replaced (equal to `start` for an insertion).
+    pub end: usize,
+    /// The bytes put in their place.
+    pub inserted: Vec<u8>,
 }
 
 /// A repaired document.
@@ -42,6 +96,8 @@ pub struct Repaired {
     pub fixed_later: usize,
     /// Whether anything changed.
     pub changed: bool,
+    /// Every edit made, in the order of the rounds, then of the conversations.
+    pub edits: Vec<AppliedEdit>,
     /// The torn final line removed (`--truncated drop`): its number and length in bytes.
     pub torn_tail: Option<(usize, usize)>,
 }
@@ -73,7 +129,16 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         .flatten();
     if let Some((start, _)) = torn_tail {
         // Edits inside the torn line cannot exist: it was not read.
-        first.edits.try_add(vec![Edit::delete(start, src.len())]);
+        let group = vec![Edit::delete(start, src.len())];
+        if first.edits.try_add(group.clone()) {
+            let label = Label {
+                kind: "drop-torn-line",
+                rule: Rule::InvalidJson,
+                call_ids: Vec::new(),
+                pointer: String::new(),
+            };
+            first.made.push((None, label, group));
+        }
     }
     let mut repaired = Repaired {
         changed: !first.edits.is_empty(),
@@ -85,6 +150,7 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
         placeholders: first.placeholders,
         fixed: first.fixed,
         fixed_later: first.tree_fixed,
+        edits: applied(1, first.made),
         torn_tail: torn_tail.map(|(start, line)| (line, src.len() - start)),
     };
     let mut deferred = first.deferred;
@@ -100,11 +166,34 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
             break;
         }
         repaired.output = next.edits.apply(&repaired.output);
+        repaired.edits.extend(applied(
+            repaired.edits.last().map_or(1, |e| e.round) + 1,
+            next.made,
+        ));
         repaired.placeholders += next.placeholders;
         repaired.fixed_later += next.fixed.iter().map(Vec::len).sum::<usize>() + next.tree_fixed;
         deferred = next.deferred;
     }
     repaired
+}
+
+/// The groups of edits of one round as [`AppliedEdit`]s.
+fn applied(round: usize, made: Vec<(Option<usize>, Label, Vec<Edit>)>) -> Vec<AppliedEdit> {
+    made.into_iter()
+        .flat_map(|(conversation, label, group)| {
+            group.into_iter().map(move |e| AppliedEdit {
+                round,
+                kind: label.kind,
+                rule: label.rule,
+                conversation,
+                call_ids: label.call_ids.clone(),
+                pointer: label.pointer.clone(),
+                start: e.start,
+                end: e.end,
+                inserted: e.text,
+            })
+        })
+        .collect()
 }
 
 /// Where the torn final line of a JSON Lines file starts, and its number: the last line, when
@@ -127,6 +216,8 @@ fn torn_tail(src: &[u8], analysed: &Analysed) -> Option<(usize, usize)> {
 /// The edits of one round over all conversations.
 struct Round {
     edits: EditSet,
+    /// The groups made: conversation, what they fix, edits.
+    made: Vec<(Option<usize>, Label, Vec<Edit>)>,
     /// Claude Code tree findings fixed.
     tree_fixed: usize,
     placeholders: usize,
@@ -142,20 +233,35 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         placeholders: 0,
         fixed: Vec::new(),
         deferred: false,
+        made: Vec::new(),
     };
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
         let d = dialect_of(conv);
         let window = crate::target::judge(d, analysed.options.target).window;
         let p = plan(src, conv, d, window, defects, options, &mut r.edits);
+        r.made
+            .extend(p.made.into_iter().map(|(l, g)| (Some(conv.index), l, g)));
         r.placeholders += p.placeholders;
         r.deferred |= p.deferred;
         r.fixed.push(p.fixed);
     }
-    for (_, finding) in &analysed.doc.tree {
+    for (conversation, finding) in &analysed.doc.tree {
         let group = finding.fix.as_ref().and_then(|f| tree_fix(src, f, options));
         if let Some(group) = group {
-            if r.edits.try_add(group) {
+            if r.edits.try_add(group.clone()) {
                 r.tree_fixed += 1;
+                let kind = match (&finding.fix, options.orphans) {
+                    (Some(TreeFix::DropCopy { .. }), _) => "drop-copy",
+                    (_, OrphanPolicy::Note) => "note-orphan",
+                    _ => "drop-orphan",
+                };
+                let label = Label {
+                    kind,
+                    rule: finding.rule,
+                    call_ids: Vec::new(),
+                    pointer: String::new(),
+                };
+                r.made.push((Some(*conversation), label, group));
             } else {
                 r.deferred = true;
             }
@@ -336,35 +442,45 @@ impl<'a> Planner<'a, '_> {
     }
 
     /// Add the edits fixing defect(s) `fixed`; a conflict holds them back for another round.
-    fn add(&mut self, group: Vec<Edit>, fixed: impl IntoIterator<Item = usize>) {
-        if self.edits.try_add(group) {
+    fn add(&mut self, group: Vec<Edit>, label: Label, fixed: impl IntoIterator<Item = usize>) {
+        if self.accept(group, label) {
             self.plan.fixed.extend(fixed);
         } else {
             self.plan.deferred = true;
         }
     }
 
+    /// Add `group` unless it conflicts with edits already planned; say whether it was.
+    fn accept(&mut self, group: Vec<Edit>, label: Label) -> bool {
+        let ok = self.edits.try_add(group.clone());
+        if ok {
+            self.plan.made.push((label, group));
+        }
+        ok
+    }
+
     /// Safe: results moved into their call's answer window, right after the existing results.
     fn moves(&mut self, defects: &[Defect]) {
         for (i, d) in defects.iter().enumerate() {
-            let (call, result) = match d {
-                Defect::Misplaced { call, result } => (call, result),
+            let (call, result, rule) = match d {
+                Defect::Misplaced { call, result } => (call, result, Rule::MisplacedToolResult),
                 Defect::Orphan {
                     result,
                     later_call: Some(call),
-                } => (call, result),
+                } => (call, result, Rule::OrphanToolResult),
                 _ => continue,
             };
             if !self.offers(i, Applicability::Safe) {
                 continue;
             }
             let msg = &self.conv.messages[result.message];
+            let label = Label::new("move", rule, [result.result.id.as_ref()], msg);
             if !result.result.whole_message || !msg.calls.is_empty() {
                 // A block inside a message: the dialect moves it, or nothing happens.
                 if let Some(group) =
                     self.dialect
                         .move_block(&self.cx_for(call.message), call, result)
-                    && self.edits.try_add(group)
+                    && self.accept(group, label)
                 {
                     self.plan.fixed.push(i);
                 }
@@ -372,7 +488,11 @@ impl<'a> Planner<'a, '_> {
             }
             let cx = self.cx_for(call.message);
             if cx.anchor.index != msg.index {
-                self.add(vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)], [i]);
+                self.add(
+                    vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)],
+                    label,
+                    [i],
+                );
             }
         }
     }
@@ -393,7 +513,13 @@ impl<'a> Planner<'a, '_> {
             let just_calls: Vec<&CallAt> = calls.iter().map(|(_, c)| *c).collect();
             if let Some(group) = self.dialect.insert_results(&cx, &just_calls) {
                 let before = self.plan.fixed.len();
-                self.add(group, calls.iter().map(|(i, _)| *i));
+                let label = Label::new(
+                    "placeholder",
+                    Rule::DanglingToolCall,
+                    just_calls.iter().map(|c| c.call.id.as_ref()),
+                    cx.owner,
+                );
+                self.add(group, label, calls.iter().map(|(i, _)| *i));
                 self.plan.placeholders += self.plan.fixed.len() - before;
             }
         }
@@ -405,24 +531,57 @@ impl<'a> Planner<'a, '_> {
             if !self.offers(i, Applicability::Unsafe) {
                 continue;
             }
-            let group = match d {
+            let messages = &self.conv.messages;
+            let (group, label) = match d {
                 Defect::Orphan {
                     result,
                     later_call: None,
-                } => orphan_fix(&self.plain_cx(result.message), self.dialect, result),
-                Defect::DuplicateResult { first, result, .. } => {
-                    duplicate_fix(&self.plain_cx(result.message), first.message)
-                }
-                Defect::DuplicateCallId { call, .. } if self.options.reid => {
-                    reid_fix(&self.cx_for(call.message), self.dialect, call)
-                }
-                Defect::ReusedCallId { call, .. } if self.options.reid => {
-                    reuse_fix(&self.cx_for(call.message), self.dialect, call)
-                }
-                _ => None,
+                } => (
+                    orphan_fix(&self.plain_cx(result.message), self.dialect, result),
+                    Label::new(
+                        match self.options.orphans {
+                            OrphanPolicy::Note => "note-orphan",
+                            _ => "drop-orphan",
+                        },
+                        Rule::OrphanToolResult,
+                        [result.result.id.as_ref()],
+                        &messages[result.message],
+                    ),
+                ),
+                Defect::DuplicateResult { first, result, .. } => (
+                    duplicate_fix(&self.plain_cx(result.message), first.message),
+                    Label::new(
+                        match self.options.duplicates {
+                            Some(DuplicatePolicy::KeepLast) => "keep-last",
+                            _ => "keep-first",
+                        },
+                        Rule::DuplicateToolResult,
+                        [result.result.id.as_ref()],
+                        &messages[result.message],
+                    ),
+                ),
+                Defect::DuplicateCallId { call, .. } if self.options.reid => (
+                    reid_fix(&self.cx_for(call.message), self.dialect, call),
+                    Label::new(
+                        "re-id",
+                        Rule::DuplicateToolCallId,
+                        [call.call.id.as_ref()],
+                        &messages[call.holder],
+                    ),
+                ),
+                Defect::ReusedCallId { call, .. } if self.options.reid => (
+                    reuse_fix(&self.cx_for(call.message), self.dialect, call),
+                    Label::new(
+                        "re-id",
+                        Rule::DuplicateToolCallId,
+                        [call.call.id.as_ref()],
+                        &messages[call.holder],
+                    ),
+                ),
+                _ => continue,
             };
             if let Some(group) = group {
-                self.add(group, [i]);
+                self.add(group, label, [i]);
             }
         }
     }

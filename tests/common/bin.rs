@@ -27,3 +27,18 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// The names of the subcommands, as `toolmend help` lists them (without `help`).
+pub fn subcommands() -> Vec<String> {
+    let out = run(Path::new("."), &["help"]);
+    let help = String::from_utf8(out.stdout).expect("utf-8 help");
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
