@@ -80,7 +80,8 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
                     tail: options.tail.is_some(),
                     unique_ids: judge.unique_ids,
                 };
-                analysis::walk(messages, judge.window, walk)
+                let (defects, n) = analysis::walk(messages, judge.window, walk);
+                (sent(dialect_of(conv), defects), n)
             };
             defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
             calls_checked += n;
@@ -98,6 +99,13 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
         calls_checked,
         options: options.clone(),
     }
+}
+
+/// The defects the owning app of dialect `d` sends to the provider as they are (see
+/// [`Dialect::sends`]): only those are findings.
+pub fn sent(d: &dyn Dialect, mut defects: Vec<Defect>) -> Vec<Defect> {
+    defects.retain(|defect| d.sends(defect));
+    defects
 }
 
 /// The dialect a conversation was read as.
@@ -182,8 +190,8 @@ pub struct ConvInfo {
     pub index: usize,
     /// Index of the last message that is not the continuation of an earlier one.
     pub last_turn: usize,
-    /// Not repaired: gathered by `--at` from several places, of mixed dialects, or of a
-    /// format no app reads back.
+    /// Not repaired: gathered by `--at` from several places, of mixed dialects, of a format
+    /// no app reads back, or not repairable in its dialect ([`Dialect::repairable`]).
     pub read_only: bool,
 }
 
@@ -200,7 +208,8 @@ impl ConvInfo {
             read_only: conv.container == crate::model::Container::Scattered
                 || !conv.foreign.is_empty()
                 || !conv.unread.is_empty()
-                || !dialect_of(conv).repairs(),
+                || !dialect_of(conv).repairs()
+                || !dialect_of(conv).repairable(conv),
         }
     }
 }

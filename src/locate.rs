@@ -41,12 +41,28 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
     }
     tree.get(node, "role").is_some()
         || tree.get(node, "parts").is_some()
+        || is_event(tree, node)
         || tree.get(node, "lc").is_some()
         || (tree.get(node, "type").is_some()
             && (tree.get(node, "content").is_some()
                 || tree.get(node, "data").is_some()
                 || tree.get(node, "call_id").is_some()
                 || tree.get(node, "summary").is_some()))
+}
+
+/// An OpenHands event: `{"source", "action"}` or `{"source", "observation"}`, or an event of
+/// the V1 SDK that is sent to the model (`{"kind", "source", "tool_call_id"|"llm_message"|…}`).
+fn is_event(tree: &Tree<'_>, node: NodeId) -> bool {
+    tree.get(node, "source").is_some()
+        && [
+            "action",
+            "observation",
+            "tool_call_id",
+            "llm_message",
+            "system_prompt",
+        ]
+        .iter()
+        .any(|k| tree.get(node, k).is_some())
 }
 
 fn is_message_list(tree: &Tree<'_>, node: NodeId) -> bool {
@@ -115,9 +131,34 @@ pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
                 .collect();
             records
         }
-        Kind::Object => envelope(tree, root, "", 0)
-            .map(|f| vec![f])
-            .unwrap_or_default(),
+        Kind::Object => match envelope(tree, root, "", 0) {
+            Some(f) => vec![f],
+            // A SWE-agent retry run saved before it chose an attempt: `{"attempts": [{"history":
+            // […]}, …]}` (once chosen, the top-level `history` is a copy of the best one).
+            None if tree
+                .get(root, "attempts")
+                .is_some_and(|a| tree.kind(a) == Kind::Array) =>
+            {
+                let attempts = tree.get(root, "attempts").unwrap_or(root);
+                tree.children(attempts)
+                    .enumerate()
+                    .filter_map(|(i, rec)| {
+                        envelope(tree, rec, &format!("/attempts/{i}"), 0).map(|mut f| {
+                            f.how = format!("{} of attempt {i}", f.how);
+                            f
+                        })
+                    })
+                    .collect()
+            }
+            // OpenHands keeps one event per file (`sessions/<id>/events/<n>.json`).
+            None if is_event(tree, root) => vec![Found {
+                pointer: String::new(),
+                array: None,
+                messages: vec![(root, String::new())],
+                how: "one OpenHands event (OpenHands keeps one event per file)".into(),
+            }],
+            None => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }

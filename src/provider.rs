@@ -18,6 +18,12 @@ pub enum Provider {
     LangGraph,
     /// The Vercel AI SDK, which checks its messages on the client.
     VercelAi,
+    /// OpenHands, which sends only the actions and observations that match.
+    OpenHands,
+    /// Kimi Code, which closes open calls and drops orphan results when it rebuilds a context.
+    KimiCode,
+    /// pydantic-ai, which repairs a history's pairing before each request.
+    PydanticAi,
 }
 
 impl Provider {
@@ -31,6 +37,9 @@ impl Provider {
             Provider::Bedrock => "Bedrock",
             Provider::LangGraph => "LangGraph",
             Provider::VercelAi => "the Vercel AI SDK",
+            Provider::OpenHands => "OpenHands",
+            Provider::KimiCode => "Kimi Code",
+            Provider::PydanticAi => "pydantic-ai",
         }
     }
 }

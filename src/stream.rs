@@ -8,7 +8,7 @@ use crate::analysis::{self, WalkOptions, Walker};
 use crate::dialect::{ChainReader, ClaudeCode, Dialect, resumed};
 use crate::finding::Finding;
 use crate::lint::{
-    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation,
+    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation, sent,
     tree_finding, unread_finding,
 };
 use crate::model::{Conversation, Foreign, Message, Unread};
@@ -227,7 +227,8 @@ impl LineSink for Streamer<'_> {
             tail: false,
             unique_ids: judge.unique_ids,
         };
-        let (mut defects, n) = analysis::walk(&conv.messages, judge.window, walk);
+        let (defects, n) = analysis::walk(&conv.messages, judge.window, walk);
+        let mut defects = sent(d, defects);
         if !conv.unread.is_empty() {
             defects.clear();
         }
@@ -357,7 +358,7 @@ impl Streamer<'_> {
                 if !t.unread.is_empty() {
                     continue;
                 }
-                for defect in t.walker.finish() {
+                for defect in sent(d, t.walker.finish()) {
                     count_dangling(&mut report.stats, &defect);
                     report
                         .findings

@@ -51,7 +51,13 @@ pub fn judge(dialect: &dyn Dialect, target: Option<Provider>) -> Judge {
     let unique_ids = match provider {
         Provider::Anthropic | Provider::Bedrock => true,
         Provider::OpenAi => responses_shaped(shape),
-        Provider::DeepSeek | Provider::Gemini | Provider::LangGraph | Provider::VercelAi => false,
+        Provider::DeepSeek
+        | Provider::Gemini
+        | Provider::LangGraph
+        | Provider::VercelAi
+        | Provider::OpenHands
+        | Provider::KimiCode
+        | Provider::PydanticAi => false,
     };
     Judge {
         provider,

@@ -34,7 +34,10 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| p.is_file())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
-            (name.ends_with(".json") || name.ends_with(".jsonl")) && !name.contains(".repaired.")
+            [".json", ".jsonl", ".traj"]
+                .iter()
+                .any(|e| name.ends_with(e))
+                && !name.contains(".repaired.")
         })
         .collect();
     files.sort();
@@ -97,9 +100,9 @@ fn pinned_fixtures() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-/// One naming style for the logs of a set (`.json`, `.jsonl`) and their pinned files (`.lint`,
-/// `.repaired.*`): lower-case kebab-case names, one input per name (so each has its own
-/// `NAME.lint`), and every pinned file belongs to an input. A folder is an input too (an
+/// One naming style for the logs of a set (`.json`, `.jsonl`, `.traj`) and their pinned files
+/// (`.lint`, `.repaired.*`): lower-case kebab-case names, one input per name (so each has its
+/// own `NAME.lint`), and every pinned file belongs to an input. A folder is an input too (an
 /// OpenCode storage, a Cline task). Other files (`SOURCES.md`, other formats) are not checked.
 #[test]
 fn fixture_names_are_kebab_case_and_unique() {
@@ -115,7 +118,7 @@ fn fixture_names_are_kebab_case_and_unique() {
             .filter(|p| {
                 let name = p.file_name().unwrap().to_string_lossy();
                 p.is_dir()
-                    || [".json", ".jsonl", ".lint"]
+                    || [".json", ".jsonl", ".traj", ".lint"]
                         .iter()
                         .any(|e| name.ends_with(e))
             })

@@ -303,7 +303,7 @@ fn directory_walks_skip_json_that_is_no_log() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("TM009"), "{stdout}");
     // A log-shaped file toolmend cannot read is not skipped, even in a walk.
-    let (code, stdout, _) = out(&run(&["lint", &path("openhands").to_string_lossy()]));
+    let (code, stdout, _) = out(&run(&["lint", &path("kimi").to_string_lossy()]));
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("TM009"), "{stdout}");
     // repair over the walk has nothing to change.
@@ -337,10 +337,14 @@ fn a_tool_key_the_dialect_reads_is_no_finding() {
     {"role": "function", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}
 ]}"#;
     assert!(code_line_ids_for("g.json", src, None).is_empty());
-    // Read as OpenAI chat messages, the same key is a legacy function result: TM009.
-    let chat = br#"[{"role": "user", "content": "go"},
+    // Legacy OpenAI `function_call` / `role: "function"` messages have a reader of their own.
+    let legacy = br#"[{"role": "user", "content": "go"},
  {"role": "assistant", "content": null, "function_call": {"name": "f", "arguments": "{}"}},
  {"role": "function", "name": "f", "content": "1"}]"#;
+    assert!(code_line_ids_for("c.json", legacy, None).is_empty());
+    // Read as OpenAI chat messages, a key no dialect reads is TM009.
+    let chat = br#"[{"role": "user", "content": "go"},
+ {"role": "assistant", "content": "ok", "event": "tool.call"}]"#;
     let got = code_line_ids_for("c.json", chat, None);
     assert_eq!(got, ["TM009@2:-"]);
 }

@@ -97,7 +97,7 @@ pub enum Profile {
 /// Where to read from and how to find conversations.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Files or directories (searched for *.json, *.jsonl, *.ndjson); `-` is standard input.
+    /// Files or directories (searched for *.json, *.jsonl, *.ndjson, *.traj); `-` is standard input.
     /// Without any, standard input is read.
     #[arg(value_name = "PATHS")]
     pub paths: Vec<PathBuf>,

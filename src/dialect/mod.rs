@@ -12,11 +12,16 @@ mod common;
 mod gemini;
 mod gemini_cli;
 mod gemini_cli_jsonl;
+mod kimi_code;
 mod langchain;
 mod layout;
 mod openai_chat;
+mod openai_functions;
 mod openai_responses;
 mod opencode;
+mod openhands;
+mod pydantic_ai;
+mod swe_agent;
 pub mod tool_keys;
 mod vercel_ai;
 
@@ -36,10 +41,15 @@ pub use codex_legacy::CodexLegacy;
 pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;
 pub use gemini_cli_jsonl::GeminiCliJsonl;
+pub use kimi_code::KimiCode;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
+pub use openai_functions::OpenAiFunctions;
 pub use openai_responses::OpenAiResponses;
 pub use opencode::OpenCode;
+pub use openhands::OpenHands;
+pub use pydantic_ai::PydanticAi;
+pub use swe_agent::SweAgent;
 pub use vercel_ai::VercelAi;
 
 /// A log format's way of writing tool calls and results.
@@ -137,6 +147,22 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// Whether toolmend may repair `conv` (the default). A dialect says no when something in
+    /// the conversation makes any fix a guess; its findings then offer no fix, and `repair`
+    /// leaves it byte-identical.
+    fn repairable(&self, conv: &Conversation) -> bool {
+        let _ = conv;
+        true
+    }
+
+    /// Whether the owning app sends `defect` to the provider as it is (the default). Apps that
+    /// rebuild each request from their log (closing open calls, dropping orphans) never send
+    /// some defects: those are no findings, and nothing is repaired for them.
+    fn sends(&self, defect: &Defect) -> bool {
+        let _ = defect;
+        true
+    }
+
     /// Whether the owning app settles `defect` itself before anything reaches the provider
     /// (Cline and Roo Code answer a trailing call on resume), or cannot be judged yet (a tool
     /// still running): then it is no finding. `src` is the whole document. Consulted when a
@@ -148,6 +174,8 @@ pub trait Dialect: Sync {
 
     /// Whether a repair of this format would be read back by the app that owns it. `false`
     /// for a record nothing reads again (a CLI's output stream): findings come without a fix.
+    /// It does not depend on the conversation, so `lint` streaming JSON Lines honours it too;
+    /// [`Dialect::repairable`] decides per conversation.
     fn repairs(&self) -> bool {
         true
     }
@@ -193,29 +221,35 @@ impl std::fmt::Debug for dyn Dialect {
 /// thread of each line id).
 pub type ThreadMemory = std::collections::HashMap<String, String>;
 
-/// Every dialect, in detection priority order. The agent logs' own envelopes and markers come
-/// first (Codex rollouts old and new, Claude Code sessions and stream-json output, OpenCode
-/// parts, Gemini CLI recording lines), so that their data is never taken for plain chat;
-/// Responses items (typed call/output items without a `role`) before the role-based
-/// dialects; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
-/// `tool_use`/`tool_result`, and both before OpenAI chat. `cline` is chosen by file name
-/// only.
+/// Every dialect, in detection priority order. The agent logs' own envelopes, markers and
+/// events come first (Codex rollouts old and new, Claude Code sessions and stream-json output,
+/// Kimi Code, OpenHands, OpenCode parts, Gemini CLI recording lines), so that their data is
+/// never taken for plain chat; Responses items (typed call/output items without a `role`)
+/// before the role-based dialects; pydantic-ai's `kind`/`parts` messages before Gemini's
+/// `parts`; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
+/// `tool_use`/`tool_result`; SWE-agent history entries and legacy `function_call` messages
+/// before plain OpenAI chat, which comes last. `cline` is chosen by file name only.
 pub fn all() -> &'static [&'static dyn Dialect] {
     &[
         &CodexRollout,
         &CodexLegacy,
         &ClaudeCode,
         &ClaudeStream,
+        &KimiCode,
+        &OpenHands,
         &OpenCode,
         &GeminiCliJsonl,
         &LangChain,
         &OpenAiResponses,
+        &PydanticAi,
         &Gemini,
         &GeminiCli,
         &VercelAi,
         &Bedrock,
         &Anthropic,
         &Cline,
+        &SweAgent,
+        &OpenAiFunctions,
         &OpenAiChat,
     ]
 }

@@ -112,7 +112,7 @@ impl Dialect for OpenAiChat {
     }
 }
 
-fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
+pub(super) fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
     let kind = tree.get_str(c, "type");
     let name = tree
         .path(c, &["function", "name"])

@@ -76,7 +76,7 @@ fn add_sessions(
 }
 
 /// File name extensions looked for in directories.
-pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
+pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "traj"];
 
 /// Database file name extensions looked for in directories; such a file is taken only when
 /// its header says SQLite.

@@ -97,7 +97,8 @@ pub fn guess_format(name: &str, bytes: &[u8]) -> Format {
             Format::Lines
         };
     }
-    if lower.ends_with(".json") {
+    // SWE-agent trajectories (`*.traj`) are one pretty-printed JSON document.
+    if lower.ends_with(".json") || lower.ends_with(".traj") {
         return Format::Json;
     }
     // Several non-blank lines whose first parses on its own, or a single message: JSON Lines.

@@ -367,6 +367,7 @@ pub fn plan(
         || !conv.unread.is_empty()
         || conv.messages.is_empty()
         || !dialect.repairs()
+        || !dialect.repairable(conv)
     {
         return Plan::default();
     }
