@@ -71,10 +71,11 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
                 .tail
                 .map_or(0, |n| conv.messages.len().saturating_sub(n));
             let messages = &conv.messages[start..];
-            let (defects, n) = if options.deerflow {
+            let d = dialect_of(conv);
+            let (mut defects, n) = if options.deerflow {
                 analysis::walk_deerflow(messages)
             } else {
-                let judge = target::judge(dialect_of(conv), options.target);
+                let judge = target::judge(d, options.target);
                 let walk = WalkOptions {
                     tail: options.tail.is_some(),
                     unique_ids: judge.unique_ids,
@@ -82,6 +83,7 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
                 let (defects, n) = analysis::walk(messages, judge.window, walk);
                 (sent(dialect_of(conv), defects), n)
             };
+            defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
             calls_checked += n;
             // Tool keys the dialect does not read: what the walk says is not to be trusted.
             if conv.unread.is_empty() {
@@ -188,8 +190,8 @@ pub struct ConvInfo {
     pub index: usize,
     /// Index of the last message that is not the continuation of an earlier one.
     pub last_turn: usize,
-    /// Not repaired: gathered by `--at` from several places, of mixed dialects, or not
-    /// repairable in its dialect ([`Dialect::repairable`]).
+    /// Not repaired: gathered by `--at` from several places, of mixed dialects, of a format
+    /// no app reads back, or not repairable in its dialect ([`Dialect::repairable`]).
     pub read_only: bool,
 }
 
@@ -206,6 +208,7 @@ impl ConvInfo {
             read_only: conv.container == crate::model::Container::Scattered
                 || !conv.foreign.is_empty()
                 || !conv.unread.is_empty()
+                || !dialect_of(conv).repairs()
                 || !dialect_of(conv).repairable(conv),
         }
     }

@@ -348,7 +348,9 @@ impl Streamer<'_> {
                 let info = ConvInfo {
                     index,
                     last_turn: t.last_turn,
-                    read_only: self.foreign_threads.contains(&t.key) || !t.unread.is_empty(),
+                    read_only: self.foreign_threads.contains(&t.key)
+                        || !t.unread.is_empty()
+                        || !d.repairs(),
                 };
                 report
                     .findings

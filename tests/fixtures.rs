@@ -102,8 +102,8 @@ fn pinned_fixtures() {
 
 /// One naming style for the logs of a set (`.json`, `.jsonl`, `.traj`) and their pinned files
 /// (`.lint`, `.repaired.*`): lower-case kebab-case names, one input per name (so each has its
-/// own `NAME.lint`), and every pinned file belongs to an input. Other files (`SOURCES.md`, other
-/// formats) are not checked.
+/// own `NAME.lint`), and every pinned file belongs to an input. A folder is an input too (an
+/// OpenCode storage, a Cline task). Other files (`SOURCES.md`, other formats) are not checked.
 #[test]
 fn fixture_names_are_kebab_case_and_unique() {
     let kebab = |s: &str| {
@@ -115,17 +115,18 @@ fn fixture_names_are_kebab_case_and_unique() {
         let names: Vec<String> = fs::read_dir(files::dir(&set))
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.is_file())
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .filter(|n| {
-                [".json", ".jsonl", ".traj", ".lint"]
-                    .iter()
-                    .any(|e| n.ends_with(e))
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy();
+                p.is_dir()
+                    || [".json", ".jsonl", ".traj", ".lint"]
+                        .iter()
+                        .any(|e| name.ends_with(e))
             })
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         let stems: Vec<&str> = names
             .iter()
-            .filter(|n| !n.contains(".repaired.") && !n.ends_with(".lint"))
+            .filter(|n| !n.contains(".repaired") && !n.ends_with(".lint"))
             .map(|n| n.split('.').next().unwrap())
             .collect();
         for name in &names {

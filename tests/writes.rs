@@ -78,6 +78,7 @@ fn a_file_changed_after_reading_is_left_alone() {
         name: "live.jsonl".into(),
         path: Some(p.clone()),
         walked: false,
+        session: None,
     };
     let original = inputs::load(&input).unwrap();
     // The agent appends a line (same length edits are caught too: the bytes are compared).

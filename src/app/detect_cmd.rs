@@ -26,6 +26,17 @@ pub fn run(a: DetectArgs, argv: &[OsString]) -> Result<Status> {
     inputs.retain(|i| configured.covers(i));
     let mut out = BufWriter::new(std::io::stdout().lock());
     for input in &inputs {
+        if let Some(session) = &input.session
+            && let Ok(a) = session.assemble()
+            && !a.broken.is_empty()
+        {
+            writeln!(out, "{} (OpenCode session, not read)", esc(&input.name))?;
+            for f in &a.broken {
+                let at = format!("{}:{}:{}", f.path, f.line, f.column);
+                writeln!(out, "  {}: {}", esc(&at), esc(&f.message))?;
+            }
+            continue;
+        }
         let options = &configured.of(input).settings;
         if let Some(path) = input.path.as_deref()
             && super::db::is_database(input)

@@ -245,7 +245,24 @@ fn check(
             skippable: report.skippable,
         });
     }
-    let loaded = inputs::load(input)?;
+    // An OpenCode session is read as one document; its findings name the files.
+    let assembled = input.session.as_ref().map(|s| s.assemble()).transpose()?;
+    if let Some(a) = assembled.as_ref().filter(|a| !a.broken.is_empty()) {
+        return Ok(One {
+            findings: a.broken.clone(),
+            conversations: 0,
+            calls: 0,
+            stats: Default::default(),
+            detections: vec![
+                "an OpenCode session with files that do not parse: not analysed".into(),
+            ],
+            skippable: false,
+        });
+    }
+    let loaded = match &assembled {
+        Some(a) => a.bytes.clone(),
+        None => inputs::load(input)?,
+    };
     meter.add(loaded.len() as u64);
     let analysed = toolmend::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
@@ -263,6 +280,9 @@ fn check(
     if let Some(sets) = hitl {
         findings.extend(toolmend::hitl_findings(&input.name, &analysed, sets));
         findings.sort_by_key(|f| (f.line, f.column, f.rule));
+    }
+    if let Some(a) = &assembled {
+        a.relocate(&mut findings);
     }
     Ok(One {
         findings,

@@ -46,7 +46,11 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
     if (to_stdout || a.output.is_some()) && inputs.len() + errors.len() > 1 {
         bail!("several inputs: use --in-place, --diff or --check (stdout and -o take one input)");
     }
-    if a.in_place && inputs.iter().any(|i| i.path.is_none()) {
+    if a.in_place
+        && inputs
+            .iter()
+            .any(|i| i.path.is_none() && i.session.is_none())
+    {
         bail!("--in-place cannot rewrite standard input; use -o FILE or stdout");
     }
     let (configured, config_errors) =
@@ -71,6 +75,36 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
         }
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
+    // OpenCode sessions (several files each) first, one by one; then the documents.
+    let (sessions, inputs): (Vec<_>, Vec<_>) =
+        inputs.into_iter().partition(|i| i.session.is_some());
+    for input in &sessions {
+        let session = input.session.as_ref().expect("partitioned on it");
+        let setup = &configured.of(input).settings;
+        let Some((counts, repaired, changed)) =
+            repair_session(session, &a, &setup.lint, &setup.repair, &mut errors)
+        else {
+            continue;
+        };
+        tally.add(counts, &repaired);
+        changed_any |= !changed.is_empty();
+        if to_stdout || a.output.is_some() {
+            errors.push(anyhow::anyhow!(
+                "{}: an OpenCode session is several files: use --in-place, --diff or --check",
+                input.name
+            ));
+        }
+        for (path, original, bytes) in changed {
+            if a.in_place {
+                if let Err(e) = write::in_place(&path, &original, &bytes, a.backup.as_deref()) {
+                    errors.push(e.into());
+                }
+            } else if a.diff {
+                let name = path.display().to_string();
+                write_diff(&name, &original, &bytes, color, &mut out)?;
+            }
+        }
+    }
     let work = Work::new(a.input.threads, !a.input.no_progress)?;
     work.each(
         &inputs,
@@ -366,4 +400,59 @@ fn write_diff(name: &str, old: &[u8], new: &[u8], color: bool, out: &mut dyn Wri
         out.write_all(painted.as_bytes())?;
     }
     Ok(())
+}
+
+/// A file a repair changes: its path, original bytes and new bytes.
+type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
+
+/// Repair an OpenCode session read as one document: its counts, the repair of the whole, and
+/// the files it changes with their original and repaired bytes (`None` when it could not be
+/// read or split back; the error is added to `errors`).
+fn repair_session(
+    session: &toolmend::io::opencode::Session,
+    a: &RepairArgs,
+    lint_opts: &toolmend::Options,
+    options: &RepairOptions,
+    errors: &mut Vec<anyhow::Error>,
+) -> Option<(Counts, Repaired, Vec<ChangedFile>)> {
+    let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
+    let name = session.name();
+    if let Some(f) = assembled.broken.first() {
+        errors.push(anyhow::anyhow!(
+            "{name}: not repaired: {}:{}:{}: {}",
+            f.path,
+            f.line,
+            f.column,
+            f.message
+        ));
+        return None;
+    }
+    let analysed = toolmend::analyse(&name, &assembled.bytes, lint_opts);
+    let repaired = analysed.repair(&assembled.bytes, options);
+    let findings = analysed.findings("");
+    let counts = counts(findings.len(), &repaired);
+    let refused = findings
+        .into_iter()
+        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
+        .map(|f| f.message);
+    if !a.quiet {
+        report(&name, counts, refused.as_deref(), &repaired, true);
+    }
+    let changed = assembled
+        .split(&repaired.output)
+        .map_err(|e| errors.push(anyhow::anyhow!("{name}: {e}")))
+        .ok()?;
+    let changed = changed
+        .into_iter()
+        .map(|(path, bytes)| {
+            let original = assembled
+                .segments
+                .iter()
+                .find(|s| s.path == path)
+                .map(|s| s.original.clone())
+                .unwrap_or_default();
+            (path, original, bytes)
+        })
+        .collect();
+    Some((counts, repaired, changed))
 }

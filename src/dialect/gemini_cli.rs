@@ -21,7 +21,7 @@ use crate::provider::Provider;
 use super::common::{array_at, string};
 use super::gemini::COUNT_ERROR;
 use super::layout::{member_names, order_keys, space_before};
-use super::{Dialect, ReadCx};
+use super::{Dialect, ReadCx, RecordOp};
 
 /// The Gemini CLI chat-recording dialect.
 pub struct GeminiCli;
@@ -107,6 +107,15 @@ impl Dialect for GeminiCli {
             )),
             _ => None,
         }
+    }
+
+    /// A `.jsonl` recording without its header line is still a log of record updates.
+    fn record_log(&self) -> bool {
+        true
+    }
+
+    fn record_op(&self, tree: &Tree<'_>, node: NodeId) -> Option<RecordOp> {
+        super::gemini_cli_jsonl::record_op(tree, node)
     }
 }
 

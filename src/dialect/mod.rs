@@ -4,16 +4,21 @@
 mod anthropic;
 mod bedrock;
 mod claude_code;
+mod claude_stream;
+mod cline;
 mod codex;
+mod codex_legacy;
 mod common;
 mod gemini;
 mod gemini_cli;
+mod gemini_cli_jsonl;
 mod kimi_code;
 mod langchain;
 mod layout;
 mod openai_chat;
 mod openai_functions;
 mod openai_responses;
+mod opencode;
 mod openhands;
 mod pydantic_ai;
 mod swe_agent;
@@ -29,14 +34,19 @@ pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
 pub use claude_code::chain::{Chain, ChainReader, DropLine, TreeFinding, TreeFix};
 pub use claude_code::{ClaudeCode, resumed};
+pub use claude_stream::ClaudeStream;
+pub use cline::{Cline, TaskFile};
 pub use codex::CodexRollout;
+pub use codex_legacy::CodexLegacy;
 pub use gemini::Gemini;
 pub use gemini_cli::GeminiCli;
+pub use gemini_cli_jsonl::GeminiCliJsonl;
 pub use kimi_code::KimiCode;
 pub use langchain::LangChain;
 pub use openai_chat::OpenAiChat;
 pub use openai_functions::OpenAiFunctions;
 pub use openai_responses::OpenAiResponses;
+pub use opencode::OpenCode;
 pub use openhands::OpenHands;
 pub use pydantic_ai::PydanticAi;
 pub use swe_agent::SweAgent;
@@ -152,6 +162,53 @@ pub trait Dialect: Sync {
         let _ = defect;
         true
     }
+
+    /// Whether the owning app settles `defect` itself before anything reaches the provider
+    /// (Cline and Roo Code answer a trailing call on resume), or cannot be judged yet (a tool
+    /// still running): then it is no finding. `src` is the whole document. Consulted when a
+    /// whole document is analysed, so only dialects of JSON documents may rely on it.
+    fn settled_by_app(&self, src: &[u8], conv: &Conversation, defect: &Defect) -> bool {
+        let _ = (src, conv, defect);
+        false
+    }
+
+    /// Whether a repair of this format would be read back by the app that owns it. `false`
+    /// for a record nothing reads again (a CLI's output stream): findings come without a fix.
+    /// It does not depend on the conversation, so `lint` streaming JSON Lines honours it too;
+    /// [`Dialect::repairable`] decides per conversation.
+    fn repairs(&self) -> bool {
+        true
+    }
+
+    /// Whether the lines of a JSON Lines file are a log of record updates (Gemini CLI's
+    /// recordings), to be replayed with [`Dialect::record_op`] before the walk.
+    fn record_log(&self) -> bool {
+        false
+    }
+
+    /// What the line `node` of a record log does to the records before it.
+    fn record_op(&self, tree: &Tree<'_>, node: NodeId) -> Option<RecordOp> {
+        let _ = (tree, node);
+        None
+    }
+}
+
+/// What one line of a record log (see [`Dialect::record_log`]) does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordOp {
+    /// The line is the newest version of record `id`: it replaces an earlier line with that
+    /// id in its place, or is appended.
+    Upsert(String),
+    /// Record `id` and every record after it are dropped (all of them when `id` is unknown).
+    RewindTo(String),
+    /// Every record so far is dropped; the records in the array `list` of this line (at
+    /// pointer `at` within the line) replace them.
+    Checkpoint {
+        /// The array of records.
+        list: NodeId,
+        /// Its JSON Pointer within the line.
+        at: &'static str,
+    },
 }
 
 impl std::fmt::Debug for dyn Dialect {
@@ -164,18 +221,24 @@ impl std::fmt::Debug for dyn Dialect {
 /// thread of each line id).
 pub type ThreadMemory = std::collections::HashMap<String, String>;
 
-/// Every dialect, in detection priority order. Codex's, Claude Code's and Kimi Code's line
-/// envelopes and OpenHands events come first; Responses items (typed call/output items without
-/// a `role`) before the role-based dialects; pydantic-ai's `kind`/`parts` messages before
-/// Gemini's `parts`; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before
-/// Anthropic's `tool_use`/`tool_result`; SWE-agent history entries and legacy `function_call`
-/// messages before plain OpenAI chat, which comes last.
+/// Every dialect, in detection priority order. The agent logs' own envelopes, markers and
+/// events come first (Codex rollouts old and new, Claude Code sessions and stream-json output,
+/// Kimi Code, OpenHands, OpenCode parts, Gemini CLI recording lines), so that their data is
+/// never taken for plain chat; Responses items (typed call/output items without a `role`)
+/// before the role-based dialects; pydantic-ai's `kind`/`parts` messages before Gemini's
+/// `parts`; Bedrock's camelCase `toolUse`/`toolResult` blocks are tested before Anthropic's
+/// `tool_use`/`tool_result`; SWE-agent history entries and legacy `function_call` messages
+/// before plain OpenAI chat, which comes last. `cline` is chosen by file name only.
 pub fn all() -> &'static [&'static dyn Dialect] {
     &[
         &CodexRollout,
+        &CodexLegacy,
         &ClaudeCode,
+        &ClaudeStream,
         &KimiCode,
         &OpenHands,
+        &OpenCode,
+        &GeminiCliJsonl,
         &LangChain,
         &OpenAiResponses,
         &PydanticAi,
@@ -184,6 +247,7 @@ pub fn all() -> &'static [&'static dyn Dialect] {
         &VercelAi,
         &Bedrock,
         &Anthropic,
+        &Cline,
         &SweAgent,
         &OpenAiFunctions,
         &OpenAiChat,

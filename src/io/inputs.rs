@@ -7,17 +7,21 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::Error;
+use super::opencode::{self, Session};
 
 /// One document to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
     /// The name shown in reports (`-` for standard input).
     pub name: String,
-    /// The file, or `None` for standard input.
+    /// The file, or `None` for standard input (and for an OpenCode session).
     pub path: Option<PathBuf>,
     /// Found by walking a directory (not named on the command line): such a file with nothing
     /// log-shaped in it is skipped rather than reported.
     pub walked: bool,
+    /// An OpenCode session, read from its many files as one document (see
+    /// [`super::opencode`]).
+    pub session: Option<Session>,
 }
 
 impl Input {
@@ -26,8 +30,49 @@ impl Input {
             name: path.display().to_string(),
             path: Some(path),
             walked,
+            session: None,
         }
     }
+
+    fn session(session: Session, walked: bool) -> Input {
+        Input {
+            name: session.name(),
+            path: None,
+            walked,
+            session: Some(session),
+        }
+    }
+}
+
+/// Add the OpenCode sessions `path` names that have messages, once each; `false` when `path`
+/// is not inside an OpenCode storage root. A path named on the command line whose sessions
+/// have no message files is an error (nothing would be checked); a walk skips empty sessions.
+fn add_sessions(
+    path: &Path,
+    named: bool,
+    inputs: &mut Vec<Input>,
+    errors: &mut Vec<Error>,
+) -> bool {
+    let Some(root) = opencode::root_of(path) else {
+        return false;
+    };
+    let mut any = false;
+    for s in opencode::sessions(&root, path) {
+        if s.files().is_empty() {
+            continue;
+        }
+        any = true;
+        if !inputs.iter().any(|i| i.session.as_ref() == Some(&s)) {
+            inputs.push(Input::session(s, !named));
+        }
+    }
+    if named && !any {
+        errors.push(Error::skipped(
+            path,
+            "inside an OpenCode storage folder, but no session with messages found for it",
+        ));
+    }
+    true
 }
 
 /// File name extensions looked for in directories.
@@ -37,7 +82,9 @@ pub const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "traj"];
 /// its header says SQLite.
 pub const DATABASE_EXTENSIONS: &[&str] = &["db", "sqlite", "sqlite3"];
 
-/// Expand PATHS (none means standard input; a `postgres://` URL is taken as it is). Problems (missing files, unreadable
+/// Expand PATHS (none means standard input; a `postgres://` URL is taken as it is). A path
+/// inside an OpenCode storage root stands for the session(s) it belongs to, each one input
+/// (see [`super::opencode`]); so does a storage root met in a directory walk. Problems (missing files, unreadable
 /// directories, broken links, sockets) are returned beside the inputs so that the others can
 /// still be processed. A path named explicitly may be a pipe (`<(zcat log.gz)`); inside
 /// directories only regular files with a known extension are taken (databases only when
@@ -58,6 +105,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
                 name: "-".into(),
                 path: None,
                 walked: false,
+                session: None,
             });
             continue;
         }
@@ -66,7 +114,11 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<Error>) {
                 name: crate::store::postgres::redact(url),
                 path: Some(p.clone()),
                 walked: false,
+                session: None,
             });
+            continue;
+        }
+        if add_sessions(p, true, &mut inputs, &mut errors) {
             continue;
         }
         match fs::metadata(p) {
@@ -127,6 +179,7 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
         let mut subdirs = Vec::new();
         for p in paths {
             match fs::metadata(&p) {
+                Ok(m) if m.is_dir() && add_sessions(&p, false, inputs, errors) => {}
                 Ok(m) if m.is_dir() => subdirs.push(p),
                 Ok(m) if m.is_file() && (wanted(&p) || wanted_database(&p)) => {
                     inputs.push(Input::file(p, true))
@@ -147,8 +200,11 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
     }
 }
 
-/// Read one input whole.
+/// Read one input whole (an OpenCode session: its files joined into one document).
 pub fn load(input: &Input) -> Result<Vec<u8>, Error> {
+    if let Some(session) = &input.session {
+        return Ok(session.assemble()?.bytes);
+    }
     match &input.path {
         None => {
             let mut bytes = Vec::new();

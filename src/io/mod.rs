@@ -1,8 +1,10 @@
 //! Files in and out, for the command line and for tests: turning PATHS into documents
-//! ([`inputs`]) and writing results safely ([`mod@write`]). Plain `std` file system calls; nothing
+//! ([`inputs`]; an OpenCode session's many files into one, [`opencode`]) and writing results
+//! safely ([`mod@write`]). Plain `std` file system calls; nothing
 //! here prints.
 
 pub mod inputs;
+pub mod opencode;
 pub mod write;
 
 use std::path::{Path, PathBuf};

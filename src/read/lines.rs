@@ -5,7 +5,7 @@
 
 use std::io::{self, BufRead};
 
-use crate::dialect::{self, Cursor, Dialect, ReadCx, ThreadMemory};
+use crate::dialect::{self, Cursor, Dialect, ReadCx, RecordOp, ThreadMemory};
 use crate::json::{ErrorKind, Kind, NodeBuf, Tree, parse_into};
 use crate::locate;
 use crate::model::{Container, Conversation, Foreign, Message, Unread};
@@ -47,6 +47,25 @@ pub struct LinesReader<'o> {
     log_like: bool,
     /// Some line was not blank.
     saw_value: bool,
+    /// The live records of a record log (see [`Dialect::record_log`]): handed to the sink
+    /// only at the end, once later lines can no longer replace or drop them.
+    records: Records,
+}
+
+/// The records of a record log, in the order the owning app keeps them: (thread, record id,
+/// message).
+type Records = Vec<(Option<String>, Option<String>, Message)>;
+
+/// Apply one record line to `records`: the newest version of a record replaces the older one
+/// in its place (as a JavaScript `Map` keeps first insertion order), or is appended.
+fn upsert(records: &mut Records, thread: Option<String>, id: Option<String>, m: Message) {
+    let at = id
+        .as_ref()
+        .and_then(|id| records.iter().position(|r| r.1.as_ref() == Some(id)));
+    match at {
+        Some(i) => records[i] = (thread, id, m),
+        None => records.push((thread, id, m)),
+    }
 }
 
 impl<'o> LinesReader<'o> {
@@ -65,6 +84,7 @@ impl<'o> LinesReader<'o> {
             read_messages: 0,
             log_like: false,
             saw_value: false,
+            records: Vec::new(),
         }
     }
 
@@ -205,9 +225,57 @@ impl<'o> LinesReader<'o> {
         } else if let Some(u) = unread_message(tree, root, d, cx) {
             sink.unread(d, thread.clone(), u);
         }
-        if let Some(m) = d.read(tree, root, cx) {
+        if d.record_log() {
+            self.record_line(d, tree, cx, thread);
+        } else if let Some(m) = d.read(tree, root, cx) {
             self.read_messages += 1;
             sink.message(d, thread, m);
+        }
+    }
+
+    /// Replay one line of a record log onto the records kept so far.
+    fn record_line(
+        &mut self,
+        d: &'static dyn Dialect,
+        tree: &Tree<'_>,
+        cx: &ReadCx<'_>,
+        thread: Option<String>,
+    ) {
+        let root = tree.root();
+        match d.record_op(tree, root) {
+            Some(RecordOp::RewindTo(id)) => {
+                let at = self.records.iter().position(|r| r.1.as_ref() == Some(&id));
+                self.records.truncate(at.unwrap_or(0));
+            }
+            Some(RecordOp::Checkpoint { list, at }) => {
+                self.records.clear();
+                for (i, child) in tree.children(list).enumerate() {
+                    let ccx = ReadCx {
+                        pointer: format!("{}{at}/{i}", cx.pointer),
+                        ..cx.clone()
+                    };
+                    if let Some(m) = d.read(tree, child, &ccx) {
+                        self.read_messages += 1;
+                        let id = match d.record_op(tree, child) {
+                            Some(RecordOp::Upsert(id)) => Some(id),
+                            _ => None,
+                        };
+                        upsert(&mut self.records, thread.clone(), id, m);
+                    }
+                }
+            }
+            Some(RecordOp::Upsert(id)) => {
+                if let Some(m) = d.read(tree, root, cx) {
+                    self.read_messages += 1;
+                    upsert(&mut self.records, thread, Some(id), m);
+                }
+            }
+            None => {
+                if let Some(m) = d.read(tree, root, cx) {
+                    self.read_messages += 1;
+                    upsert(&mut self.records, thread, None, m);
+                }
+            }
         }
     }
 
@@ -232,6 +300,9 @@ impl<'o> LinesReader<'o> {
         let fallback = claimed.is_none();
         let (d, why) = claimed.unwrap_or((dialect::fallback(), super::FALLBACK_WHY.into()));
         self.flush_pending(d, sink);
+        for (thread, _, m) in std::mem::take(&mut self.records) {
+            sink.message(d, thread, m);
+        }
         if fallback && self.read_messages == 0 {
             return None;
         }

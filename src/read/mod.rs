@@ -3,7 +3,7 @@
 
 mod lines;
 
-use crate::dialect::{self, Cursor, Dialect, ReadCx};
+use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
 use crate::json::{ErrorKind, NodeId, Tree, parse};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
@@ -64,19 +64,26 @@ pub struct ReadDoc {
     pub log_like: bool,
     /// The document is blank: an empty JSON Lines file is a log with nothing in it yet.
     pub blank: bool,
+    /// Recognised as a file that holds no conversation the model sees (e.g. Cline's
+    /// `ui_messages.json`), and why: not read, not repaired, not a finding.
+    pub skipped: Option<&'static str>,
 }
 
 impl ReadDoc {
-    /// Nothing was found and nothing looks like a log: a directory walk skips such a file
-    /// (a `package.json`) instead of reporting it.
+    /// Nothing was found and nothing looks like a log, or the file is known to hold no
+    /// conversation (`skipped`): a directory walk skips such a file (a `package.json`, a
+    /// Cline `ui_messages.json`) instead of reporting it.
     pub fn skippable(&self) -> bool {
-        self.unrecognized() && !self.log_like
+        (self.unrecognized() && !self.log_like) || self.skipped.is_some()
     }
 
     /// No conversation was found in a document that is not blank, and nothing in it failed
     /// to parse: toolmend did not understand it (TM009).
     pub fn unrecognized(&self) -> bool {
-        self.conversations.is_empty() && self.problems.is_empty() && !self.blank
+        self.conversations.is_empty()
+            && self.problems.is_empty()
+            && !self.blank
+            && self.skipped.is_none()
     }
 }
 
@@ -130,13 +137,40 @@ fn trim_cr(line: &[u8]) -> &[u8] {
 
 pub use lines::{LineSink, LinesReader, each_line_from, resumable};
 
-/// Read a document.
+/// Read a document. A file known by its name (a Cline / Roo Code task's
+/// `api_conversation_history.json` or `ui_messages.json`) is read as that file, unless
+/// `--dialect` or `--at` says otherwise.
 pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    let task = TaskFile::of(name).filter(|_| options.dialect.is_none() && options.at.is_none());
+    if task == Some(TaskFile::UiMessages) {
+        return ReadDoc {
+            format: Some(Format::Json),
+            notes: vec![TaskFile::UiMessages.why().into()],
+            skipped: Some(TaskFile::UiMessages.why()),
+            ..ReadDoc::default()
+        };
+    }
+    let named;
+    let options = match task {
+        Some(TaskFile::ApiHistory) => {
+            named = ReadOptions {
+                dialect: Some(&dialect::Cline),
+                ..options.clone()
+            };
+            &named
+        }
+        _ => options,
+    };
     let format = options.format.unwrap_or_else(|| guess_format(name, bytes));
     let mut doc = match format {
         Format::Json => read_json(bytes, options),
         Format::Lines => lines::read_lines(bytes, options),
     };
+    if let Some(task) = task {
+        for c in &mut doc.conversations {
+            c.detection = c.detection.replace(GIVEN, task.why());
+        }
+    }
     doc.format = Some(format);
     doc.blank = bytes
         .strip_prefix(b"\xEF\xBB\xBF")
@@ -238,6 +272,9 @@ fn overlong_line(bytes: &[u8], limit: usize) -> Option<Problem> {
     None
 }
 
+/// Why a dialect was chosen when `--dialect` gave it.
+const GIVEN: &str = "given by --dialect";
+
 /// Why a conversation no dialect claims is read as plain role/content messages.
 pub const FALLBACK_WHY: &str =
     "no tool calls or results found; read as plain role/content messages";
@@ -267,7 +304,7 @@ fn detect(
     options: &ReadOptions,
 ) -> (&'static dyn Dialect, String) {
     if let Some(d) = options.dialect {
-        return (d, "given by --dialect".into());
+        return (d, GIVEN.into());
     }
     for (i, &n) in nodes.iter().enumerate() {
         for d in dialect::all() {

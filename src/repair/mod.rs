@@ -366,6 +366,7 @@ pub fn plan(
         || !conv.foreign.is_empty()
         || !conv.unread.is_empty()
         || conv.messages.is_empty()
+        || !dialect.repairs()
         || !dialect.repairable(conv)
     {
         return Plan::default();

@@ -60,6 +60,19 @@ def rollout(session, case):
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
+def older_rollout(session):
+    """A rollout of the older form (mid 2025: a bare header, `record_type` lines, unwrapped
+    items) whose run ended on a call: what Codex does with it (toolmend offers no fix)."""
+    lines = [
+        {"id": session, "timestamp": "2025-07-14T09:12:03.512Z", "instructions": None},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]},
+        {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"},
+        {"record_type": "state"},
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
 # The stub as the model provider, and every start-up fetch off (update check, plugin sync,
 # remote model list, analytics): with these, Codex makes no connection but to the stub.
 CONFIG = """model = "gpt-5.4"
@@ -80,7 +93,7 @@ enabled = false
 """
 
 CASES = ["healthy", "trailing-call", "mid-history-call", "developer-between", "orphan-output",
-         "reused-id", "duplicate-output"]
+         "reused-id", "duplicate-output", "older-form"]
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
@@ -147,7 +160,7 @@ def main():
     report = []
     for n, case in enumerate(CASES):
         session = f"0199aaaa-bbbb-7ccc-8ddd-{n:012d}"
-        text = rollout(session, case)
+        text = older_rollout(session) if case == "older-form" else rollout(session, case)
         lint = toolmend(binary, ["lint", "--input-format", "jsonl", "--format", "json", "-"], text)
         codes = sorted(f["code"] for f in json.loads(lint.stdout or b"[]")) or ["clean"]
         repaired = toolmend(binary, ["repair", "--input-format", "jsonl", "-"], text).stdout.decode()

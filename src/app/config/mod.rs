@@ -57,8 +57,12 @@ pub fn for_dir(dir: &Path, how: &ConfigArgs) -> Result<Option<Config>> {
     }
 }
 
-/// The directory whose configuration applies to `input` (the current one for standard input).
+/// The directory whose configuration applies to `input` (the current one for standard input,
+/// an OpenCode session's storage root for a session).
 pub fn dir_of(input: &Input) -> PathBuf {
+    if let Some(session) = &input.session {
+        return session.root.clone();
+    }
     match input.path.as_deref().and_then(Path::parent) {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
