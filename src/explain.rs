@@ -221,7 +221,7 @@ pub fn explain(rule: Rule) -> Explanation {
                   client keep the later one, so what hung from the earlier (a call, say) is \
                   lost on resume.",
             provider: "No provider error directly; the call lost with the replaced line then \
-                       leaves its result unanswered (TM014).",
+                       leaves its result unanswered (TM013).",
             fix: "Safe for a byte-for-byte copy: the copy is deleted. None for two different \
                   lines.",
             example: Some(Example {

@@ -245,7 +245,7 @@ fn quoted(s: Option<&str>) -> String {
     }
 }
 
-/// A finding about a Claude Code file's `parentUuid` tree (TM011–TM015).
+/// A finding about a Claude Code file's `parentUuid` tree (TM010–TM014).
 pub fn tree_finding(path: &str, conversation: usize, t: &TreeFinding) -> Finding {
     let mut f = Finding::new(t.rule, path, t.message.clone());
     if t.warning {

@@ -90,7 +90,7 @@ pub struct ToolResult {
     pub whole_message: bool,
     /// Why the call of this result is off the history the owning app resumes (a Claude Code
     /// result whose call is on an abandoned branch or before a compact boundary): the result
-    /// is then reported as TM014 rather than TM002.
+    /// is then reported as TM013 rather than TM002.
     pub split: Option<String>,
 }
 

@@ -26,20 +26,20 @@ pub enum Rule {
     /// TM009: a named file in which no conversation was found, or messages carrying tool keys
     /// that the dialect they were read as does not read: reported, never repaired.
     UnrecognizedLog,
-    /// TM011: a Claude Code line whose `parentUuid` names no line of the file.
+    /// TM010: a Claude Code line whose `parentUuid` names no line of the file.
     MissingParent,
-    /// TM012: a Claude Code line that is its own parent, or a cycle of parents.
+    /// TM011: a Claude Code line that is its own parent, or a cycle of parents.
     ParentCycle,
-    /// TM013: two Claude Code lines with one `uuid`.
+    /// TM012: two Claude Code lines with one `uuid`.
     DuplicateUuid,
-    /// TM014: a result on the resumed Claude Code history whose call is off it (another
+    /// TM013: a result on the resumed Claude Code history whose call is off it (another
     /// branch, or before a compact boundary).
     SplitPair,
-    /// TM015: a server tool result whose `server_tool_use` is not on the resumed history.
+    /// TM014: a server tool result whose `server_tool_use` is not on the resumed history.
     OrphanServerToolResult,
-    /// TM016: a stored record (e.g. a LangGraph checkpoint blob) toolmend cannot read.
+    /// TM015: a stored record (e.g. a LangGraph checkpoint blob) toolmend cannot read.
     UnreadableRecord,
-    /// TM017: a database another connection is writing to (write lock held, WAL growing).
+    /// TM016: a database another connection is writing to (write lock held, WAL growing).
     StoreBusy,
 }
 
@@ -161,20 +161,20 @@ pub const TABLE: &[RuleData] = &[
         "a batch whose direct siblings would re-run after an interrupt"),
     row(Rule::UnrecognizedLog, "TM009", "unrecognized-log", Error, F::None,
         "a named file with no conversation, or tool keys left unread"),
-    row(Rule::MissingParent, "TM011", "missing-parent", Warning, F::None,
+    row(Rule::MissingParent, "TM010", "missing-parent", Warning, F::None,
         "a Claude Code parentUuid that names no line"),
-    row(Rule::ParentCycle, "TM012", "parent-cycle", Warning, F::None,
+    row(Rule::ParentCycle, "TM011", "parent-cycle", Warning, F::None,
         "a Claude Code line that is its own ancestor"),
     // Only identical copies are fixed (safe); conflicting ones have no fix.
-    row(Rule::DuplicateUuid, "TM013", "duplicate-uuid", Error, F::Safe,
+    row(Rule::DuplicateUuid, "TM012", "duplicate-uuid", Error, F::Safe,
         "two Claude Code lines with one uuid"),
-    row(Rule::SplitPair, "TM014", "split-pair", Error, F::Unsafe,
+    row(Rule::SplitPair, "TM013", "split-pair", Error, F::Unsafe,
         "a resumed Claude Code result whose call is off the resumed chain"),
-    row(Rule::OrphanServerToolResult, "TM015", "orphan-server-tool-result", Error, F::Unsafe,
+    row(Rule::OrphanServerToolResult, "TM014", "orphan-server-tool-result", Error, F::Unsafe,
         "a server tool result without its server_tool_use"),
-    row(Rule::UnreadableRecord, "TM016", "unreadable-record", Error, F::None,
+    row(Rule::UnreadableRecord, "TM015", "unreadable-record", Error, F::None,
         "a stored record toolmend cannot read (never guessed)"),
-    row(Rule::StoreBusy, "TM017", "store-busy", Error, F::None,
+    row(Rule::StoreBusy, "TM016", "store-busy", Error, F::None,
         "a database another connection is writing to (not repaired)"),
 ];
 
@@ -275,9 +275,10 @@ mod tests {
 
     #[test]
     fn rows_are_in_variant_order_with_unique_codes_and_names() {
-        // Codes are allotted in blocks per feature, so they rise but may skip numbers.
+        // Codes follow one another with no gap: TM001, TM002, ...
         for (i, row) in TABLE.iter().enumerate() {
             assert_eq!(row.rule as usize, i, "{} is out of place", row.code);
+            assert_eq!(row.code, format!("TM{:03}", i + 1), "codes skip a number");
             assert!(
                 row.code.len() == 5 && row.code.starts_with("TM"),
                 "{}",

@@ -22,17 +22,17 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("trailing-call", &["TM001@2"]),
     ("orphan-result", &["TM002@3"]),
     ("torn-tail", &["TM007@4"]),
-    ("missing-parent", &["TM011@3"]),
-    ("missing-parent-gap", &["TM011@4"]),
-    ("missing-parent-no-source", &["TM011@3"]),
-    ("missing-parent-text", &["TM011@3"]),
-    ("self-parent", &["TM012@1"]),
-    ("cycle", &["TM012@1"]),
-    ("dup-identical", &["TM013@4"]),
-    ("dup-conflict", &["TM014@3", "TM013@4"]),
-    ("fork-split", &["TM014@7"]),
-    ("compact-split", &["TM014@5"]),
-    ("server-orphan", &["TM015@2"]),
+    ("missing-parent", &["TM010@3"]),
+    ("missing-parent-gap", &["TM010@4"]),
+    ("missing-parent-no-source", &["TM010@3"]),
+    ("missing-parent-text", &["TM010@3"]),
+    ("self-parent", &["TM011@1"]),
+    ("cycle", &["TM011@1"]),
+    ("dup-identical", &["TM012@4"]),
+    ("dup-conflict", &["TM013@3", "TM012@4"]),
+    ("fork-split", &["TM013@7"]),
+    ("compact-split", &["TM013@5"]),
+    ("server-orphan", &["TM014@2"]),
 ];
 
 const SET: &str = "claude-code-tree";
@@ -125,9 +125,9 @@ fn repairs_leave_only_what_has_no_fix() {
                 .filter(|c| {
                     // No fix: reading questions, and Claude Code result lines under `drop`
                     // (they are links of the chain).
-                    ["TM007", "TM011", "TM012"].contains(c)
-                        || (*c == "TM013" && *name == "dup-conflict")
-                        || (options.orphans == OrphanPolicy::Drop && ["TM002", "TM014"].contains(c))
+                    ["TM007", "TM010", "TM011"].contains(c)
+                        || (*c == "TM012" && *name == "dup-conflict")
+                        || (options.orphans == OrphanPolicy::Drop && ["TM002", "TM013"].contains(c))
                 })
                 .collect();
             assert_eq!(left, expected_left, "{name} {:?}", options.orphans);

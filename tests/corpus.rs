@@ -44,7 +44,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ),
     (
         "agent-sessions--Resources__Fixtures__stage0__agents__claude__small.jsonl",
-        &["TM006", "TM006", "TM006", "TM013", "TM001"],
+        &["TM006", "TM006", "TM006", "TM012", "TM001"],
     ),
     (
         "claude-code-viewer--mock-global-claude-dir__projects__sample~-4414-9ccd-011d40f70b2a.jsonl",

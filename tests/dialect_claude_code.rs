@@ -487,7 +487,7 @@ fn corpus_after_repair_follows_the_claude_code_rules() {
         // uuids that do not identify lines.
         let left = codes(&name, &fixed.output);
         assert!(
-            left.iter().all(|c| ["TM006", "TM013"].contains(c)),
+            left.iter().all(|c| ["TM006", "TM012"].contains(c)),
             "{name}: {left:?}"
         );
         // (placeholders, lines re-parented): turn-1 ends with its dangling call; in

@@ -232,10 +232,10 @@ fn unreadable_checkpoints_are_reported_per_thread_and_never_repaired() {
         })
         .collect();
     let want: Vec<(String, String)> = [
-        ("broken-crash", "TM016"),
+        ("broken-crash", "TM015"),
         ("broken-stopped", "TM001"),
         ("broken-stopped", "TM001"),
-        ("healthy", "TM016"),
+        ("healthy", "TM015"),
     ]
     .iter()
     .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -301,7 +301,7 @@ fn a_held_write_lock_is_reported_and_nothing_is_written() {
     let out = toolmend(&["repair", "--in-place"], &db);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("TM017 store-busy"), "{err}");
+    assert!(err.contains("TM016 store-busy"), "{err}");
     assert!(err.contains("write lock"), "{err}");
     // Linting still works (read-only) while the app holds the lock.
     assert_eq!(threads_of(&findings(&db)), BROKEN);
@@ -390,7 +390,7 @@ fn an_unknown_extension_type_in_a_pending_write_is_not_guessed() {
     let f = findings(&db);
     let healthy: Vec<_> = f.iter().filter(|f| f["thread_id"] == "healthy").collect();
     assert_eq!(healthy.len(), 1);
-    assert_eq!(healthy[0]["code"], "TM016");
+    assert_eq!(healthy[0]["code"], "TM015");
     let message = healthy[0]["message"].as_str().unwrap();
     assert!(message.contains("my_app.state.Note"), "{message}");
 }
@@ -459,7 +459,7 @@ fn a_growing_wal_is_reported_and_nothing_is_written() {
     writer.join().unwrap();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("TM017 store-busy"), "{err}");
+    assert!(err.contains("TM016 store-busy"), "{err}");
     assert_eq!(checkpoints(&db), before);
 }
 

@@ -323,7 +323,7 @@ pub struct RepairArgs {
     #[arg(long, value_name = "SUFFIX", requires = "in_place")]
     pub backup: Option<String>,
     /// With --in-place on a database: write even when another connection holds its write
-    /// lock or its write-ahead log is growing (otherwise TM017, exit 2, nothing written).
+    /// lock or its write-ahead log is growing (otherwise TM016, exit 2, nothing written).
     #[arg(long, requires = "in_place")]
     pub force: bool,
     /// Print a unified diff of the changes; write nothing (exit 1 when there are changes).

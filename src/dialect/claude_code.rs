@@ -179,7 +179,7 @@ impl Dialect for ClaudeCode {
 }
 
 /// The messages of the main thread that Claude Code resumes, in the order of its chain
-/// (`chain.path`), to be numbered afresh (continuations are marked again then). Results whose call lies off the chain say why (TM014);
+/// (`chain.path`), to be numbered afresh (continuations are marked again then). Results whose call lies off the chain say why (TM013);
 /// message lines off the chain (abandoned branches) are not part of it.
 pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
     let Some(path) = &chain.path else {

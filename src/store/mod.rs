@@ -97,7 +97,7 @@ pub struct Stored {
 pub enum Content {
     /// Readable messages.
     Messages(Messages),
-    /// Not readable with confidence: reported (TM016), never repaired.
+    /// Not readable with confidence: reported (TM015), never repaired.
     Unreadable(String),
 }
 
@@ -141,8 +141,8 @@ pub enum Error {
     /// PostgreSQL said no.
     #[error("{0}")]
     Postgres(#[from] ::postgres::Error),
-    /// Another connection is writing (TM017); nothing was written.
-    #[error("TM017 store-busy: {0}; nothing written (try again when the app is idle, or --force)")]
+    /// Another connection is writing (TM016); nothing was written.
+    #[error("TM016 store-busy: {0}; nothing written (try again when the app is idle, or --force)")]
     Busy(String),
     /// The database is not what the store expected.
     #[error("{0}")]

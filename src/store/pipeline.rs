@@ -274,7 +274,7 @@ pub struct WriteOptions {
 
 /// Repair the store in the database at `path`: inside one write transaction, read and lint
 /// every conversation again, write each mended one the store's way, then read back and lint
-/// once more. Refuses (TM017, [`Error::Busy`]) when another connection is writing, unless
+/// once more. Refuses (TM016, [`Error::Busy`]) when another connection is writing, unless
 /// forced. Any error rolls the whole transaction back.
 pub fn repair(
     path: &Path,

@@ -1,5 +1,5 @@
 //! Writing only to a quiet database: no other connection holding the write lock, no WAL
-//! growing under our feet. Both are reported as [`Error::Busy`] (TM017).
+//! growing under our feet. Both are reported as [`Error::Busy`] (TM016).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

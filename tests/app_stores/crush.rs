@@ -168,7 +168,7 @@ fn nothing_is_written_while_crush_holds_the_write_lock() {
         &Default::default(),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("TM017"), "{err}");
+    assert!(err.to_string().contains("TM016"), "{err}");
     app.execute_batch("ROLLBACK").unwrap();
     assert_eq!(dump(&db), before);
 }

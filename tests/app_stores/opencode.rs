@@ -19,7 +19,22 @@ fn env(cmd: &mut Command, home: &Path) {
     ] {
         cmd.env(k, format!("{}{v}", home.display()));
     }
-    cmd.env("OPENCODE_DISABLE_AUTOUPDATE", "1");
+    // No start-up fetch (model catalogue, updates, plugins, sharing): nothing leaves the machine.
+    for app in ["OPENCODE", "KILO"] {
+        for flag in [
+            "AUTOUPDATE",
+            "MODELS_FETCH",
+            "SHARE",
+            "LSP_DOWNLOAD",
+            "DEFAULT_PLUGINS",
+            "EXTERNAL_SKILLS",
+            "PRESENCE",
+            "SESSION_INGEST",
+        ] {
+            cmd.env(format!("{app}_DISABLE_{flag}"), "1");
+        }
+    }
+    cmd.env("KILO_TELEMETRY_LEVEL", "off");
 }
 
 /// Generate the sessions with the app; the database path.

@@ -95,10 +95,10 @@ def kept(messages):
 
 
 def server_ids(path, findings):
-    """Ids of server tool results toolmend reported (TM015 findings carry no call id)."""
+    """Ids of server tool results toolmend reported (TM014 findings carry no call id)."""
     import re
 
-    return {m for x in findings if x["code"] == "TM015" for m in re.findall(r"for `([^`]+)`", x["message"])}
+    return {m for x in findings if x["code"] == "TM014" for m in re.findall(r"for `([^`]+)`", x["message"])}
 
 
 def main():
@@ -124,11 +124,11 @@ def main():
                 for x in findings
                 if x["code"] == "TM001" and x.get("call_id") and main_chain(x["line"])
             }
-            dropped = {("result", x["call_id"]) for x in findings if x["code"] in ("TM002", "TM014", "TM015")}
+            dropped = {("result", x["call_id"]) for x in findings if x["code"] in ("TM002", "TM013", "TM014")}
             dropped = {("result", m) for m in server_ids(f, findings)} | dropped
             if "drop" not in flags and "note" not in flags:
                 dropped = set()
-            if any(x["code"] == "TM013" and "do not identify lines" in x["message"] for x in findings):
+            if any(x["code"] == "TM012" and "do not identify lines" in x["message"] for x in findings):
                 print(f"note {f}: its uuids do not identify lines; toolmend reads it in file order")
                 dangling = set()
             try:

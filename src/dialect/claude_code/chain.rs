@@ -10,7 +10,7 @@
 //!   links to the lines before, which the model no longer sees).
 //!
 //! [`ChainReader`] takes every line of a file and gives the lines of that path, the findings
-//! about the tree (TM011–TM015) and, for each result on the path whose call is not, where that
+//! about the tree (TM010–TM014) and, for each result on the path whose call is not, where that
 //! call is.
 
 use std::collections::{HashMap, HashSet};
@@ -146,7 +146,7 @@ pub struct Chain {
     pub explanation: String,
     /// Findings about the tree.
     pub findings: Vec<TreeFinding>,
-    /// Results on the path whose call lies off it, by (line, id): why (reported as TM014).
+    /// Results on the path whose call lies off it, by (line, id): why (reported as TM013).
     pub split: HashMap<(usize, String), String>,
 }
 
@@ -277,7 +277,7 @@ impl ChainReader {
         let mut chain = Chain::default();
         if let Some(f) = shared_uuid(&links) {
             chain.explanation =
-                "read in file order: the uuids do not identify lines (see TM013)".into();
+                "read in file order: the uuids do not identify lines (see TM012)".into();
             chain.findings.push(f);
             return Some(chain);
         }
@@ -469,7 +469,7 @@ fn shared_uuid(links: &[Link]) -> Option<TreeFinding> {
     })
 }
 
-/// TM013: lines sharing a uuid. Identical copies collapse (a warning); different content is an
+/// TM012: lines sharing a uuid. Identical copies collapse (a warning); different content is an
 /// error, since the client keeps only the later line.
 fn duplicates(links: &[Link], out: &mut Vec<TreeFinding>) {
     let mut first: HashMap<&str, usize> = HashMap::new();
@@ -501,7 +501,7 @@ fn duplicates(links: &[Link], out: &mut Vec<TreeFinding>) {
     }
 }
 
-/// TM011 (a parent that names no line) and TM012 (cycles and self-parents).
+/// TM010 (a parent that names no line) and TM011 (cycles and self-parents).
 fn parents(
     links: &[Link],
     main: &[usize],
@@ -583,7 +583,7 @@ fn parents(
     }
 }
 
-/// TM014: results on the path whose call is elsewhere in the file (an abandoned branch, or
+/// TM013: results on the path whose call is elsewhere in the file (an abandoned branch, or
 /// before a compact boundary): Claude Code drops them; the walk does not see them.
 fn split_pairs(
     links: &[Link],
@@ -623,7 +623,7 @@ fn split_pairs(
             let replaced = by_uuid.get(links[call].uuid.as_str()) != Some(&call);
             let why = match boundary {
                 _ if replaced => format!(
-                    "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM013)",
+                    "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM012)",
                     links[call].line
                 ),
                 Some(b)
@@ -668,7 +668,7 @@ fn lineage(links: &[Link], by_uuid: &HashMap<&str, usize>, b: usize) -> HashSet<
     seen
 }
 
-/// TM015: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
+/// TM014: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
 /// path whose `server_tool_use` is not on it.
 fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
     let mut calls: HashSet<&str> = HashSet::new();
