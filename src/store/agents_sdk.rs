@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::Value;
 
 use super::apps::{Slot, columns, has, layout, owned, py_dumps};
-use super::{Content, Error, Location, Mended, Messages, Store, Stored};
+use super::{Content, Error, Mended, Messages, Store, Stored};
 use crate::dialect::{Dialect, OpenAiResponses};
 
 /// The Agents SDK store.
@@ -127,14 +127,7 @@ impl Store for AgentsSdkStore {
                 Ok(m) => Content::Messages(m),
                 Err(why) => Content::Unreadable(why),
             };
-            out.push(Stored {
-                location: Location {
-                    store: "agents-sdk",
-                    thread_id: session,
-                    ..Location::default()
-                },
-                content,
-            });
+            out.push(Stored::session("agents-sdk", session, content));
         }
         Ok(out)
     }

@@ -22,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::Value;
 
 use super::apps::{Chat, Slot, go_string, has, layout, placeholder};
-use super::{Content, Error, Location, Mended, Store, Stored};
+use super::{Content, Error, Mended, Store, Stored};
 use crate::dialect::{Dialect, OpenAiChat};
 
 /// The Crush store.
@@ -117,14 +117,7 @@ impl Store for CrushStore {
                 Some(why) => Content::Unreadable(why),
                 None => Content::Messages(render(&parsed)),
             };
-            out.push(Stored {
-                location: Location {
-                    store: "crush",
-                    thread_id: session,
-                    ..Location::default()
-                },
-                content,
-            });
+            out.push(Stored::session("crush", session, content));
         }
         Ok(out)
     }

@@ -23,7 +23,7 @@ use rusqlite::{Connection, Transaction};
 use serde_json::{Value, json};
 
 use super::apps::{Chat, Slot, columns, has, layout, owned, placeholder};
-use super::{Content, Error, Location, Mended, Store, Stored};
+use super::{Content, Error, Mended, Store, Stored};
 use crate::dialect::{Dialect, OpenAiChat};
 
 /// The Goose store.
@@ -132,14 +132,7 @@ impl Store for GooseStore {
                 Ok(m) => Content::Messages(m),
                 Err(why) => Content::Unreadable(why),
             };
-            out.push(Stored {
-                location: Location {
-                    store: "goose",
-                    thread_id: session,
-                    ..Location::default()
-                },
-                content,
-            });
+            out.push(Stored::session("goose", session, content));
         }
         Ok(out)
     }

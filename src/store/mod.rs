@@ -92,6 +92,20 @@ pub struct Stored {
     pub content: Content,
 }
 
+impl Stored {
+    /// The session `thread_id` of the store kind `store`, located by its id alone.
+    pub fn session(store: &'static str, thread_id: String, content: Content) -> Stored {
+        Stored {
+            location: Location {
+                store,
+                thread_id,
+                ..Location::default()
+            },
+            content,
+        }
+    }
+}
+
 /// A stored conversation's messages.
 #[derive(Debug, Clone)]
 pub enum Content {
