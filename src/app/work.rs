@@ -187,3 +187,35 @@ impl<R: Read> Read for Counted<'_, R> {
         Ok(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::Meter;
+
+    #[test]
+    fn a_streamed_file_moves_the_bar_by_the_bytes_read() {
+        let meter = Meter::start(true, 1, 10);
+        let mut text = String::new();
+        meter
+            .reader(&b"0123456789"[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "0123456789");
+        assert_eq!(meter.bar.as_ref().map(|b| b.position()), Some(10));
+        meter.file_done();
+        assert_eq!(
+            meter.bar.as_ref().map(|b| b.message()).as_deref(),
+            Some("1/1 files")
+        );
+        meter.finish();
+    }
+
+    #[test]
+    fn no_bar_is_made_when_it_is_not_allowed() {
+        let meter = Meter::start(false, 3, 100);
+        meter.add(100);
+        assert!(meter.bar.is_none());
+    }
+}
