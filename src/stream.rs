@@ -1,18 +1,25 @@
 //! Linting JSON Lines as they stream by: every message is walked as soon as it is read and then
 //! dropped, so memory follows the longest line and the open call ids, not the file.
 
+mod blocks;
+
 use std::collections::BTreeMap;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
+
+use rayon::prelude::*;
 
 use crate::analysis::{self, WalkOptions, Walker};
 use crate::dialect::{ChainReader, ClaudeCode, Dialect, resumed};
 use crate::finding::Finding;
+use crate::json::NodeBuf;
 use crate::lint::{
     ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation, sent,
     tree_finding, unread_finding,
 };
 use crate::model::{Conversation, Foreign, Message, Unread};
-use crate::read::{LineSink, LinesReader, Problem, each_line_from, resumable};
+use crate::read::{
+    LineSink, LinesReader, Prepared, Problem, ReadOptions, each_line_from, prepare, resumable,
+};
 use crate::rules::Rule;
 use crate::target::{self, Provider};
 
@@ -120,19 +127,201 @@ fn stream_lines<R: BufRead>(
         foreign_threads: Vec::new(),
         report: StreamReport::default(),
     };
-    each_line_from(
-        reader,
-        options.read.max_line_bytes,
-        |number, start, text, long, last| {
-            if long.is_none() {
-                chain.line(number, start, text);
-            }
-            lines.line(number, start, text, long, last, &mut sink);
-        },
-    )?;
+    if rayon::current_num_threads() > 1 {
+        in_blocks(reader, &options.read, &mut lines, &mut chain, &mut sink)?;
+    } else {
+        each_line_from(
+            reader,
+            options.read.max_line_bytes,
+            |number, start, text, long, last| {
+                if long.is_none() {
+                    chain.line(number, start, text);
+                }
+                lines.line(number, start, text, long, last, &mut sink);
+            },
+        )?;
+    }
     let (log_like, blank) = (lines.log_like(), !lines.saw_value());
     let chosen = lines.finish(&mut sink);
     Ok(sink.finish(chosen, log_like, blank, chain))
+}
+
+/// The bytes of a big file read at once: its lines are parsed and read on every thread of the
+/// current rayon pool while the lines before them are walked.
+const BLOCK_BYTES: usize = 512 << 10;
+
+/// Read the lines of `reader` in blocks: each block's lines are prepared in parallel and taken in
+/// order (the dialect choice, threads, record logs), while the walks take the block before. A
+/// stream of one block is read line by line. Memory holds two blocks and what they read.
+fn in_blocks<R: Read>(
+    reader: R,
+    options: &ReadOptions,
+    lines: &mut LinesReader<'_>,
+    chain: &mut ChainReader,
+    sink: &mut Streamer<'_>,
+) -> io::Result<()> {
+    let mut blocks = blocks::Blocks::new(reader, options.max_line_bytes, BLOCK_BYTES);
+    let Some(first) = blocks.next_block()? else {
+        return Ok(());
+    };
+    if first.last {
+        for line in first.lines() {
+            if line.too_long.is_none() {
+                chain.line(line.number, line.start, line.text);
+            }
+            lines.line(
+                line.number,
+                line.start,
+                line.text,
+                line.too_long,
+                line.last,
+                sink,
+            );
+        }
+        return Ok(());
+    }
+    let mut spare = Spare::default();
+    let mut taken = take_block(&first, options, lines, chain, &mut spare);
+    drop(first);
+    // The stream is read on this thread (it need not be `Send`); the block read is prepared
+    // while the walks take the one before.
+    while let Some(block) = blocks.next_block()? {
+        let walked = std::mem::take(&mut taken);
+        let ((), next) = rayon::join(
+            || walked.replay(sink),
+            || take_block(&block, options, lines, chain, &mut spare),
+        );
+        taken = next;
+    }
+    taken.replay(sink);
+    Ok(())
+}
+
+/// Prepare the lines of `block` in parallel (a block read before the dialect is chosen is read
+/// as the dialect its first claimed line names), then take them in order.
+fn take_block(
+    block: &blocks::Block,
+    options: &ReadOptions,
+    lines: &mut LinesReader<'_>,
+    chain: &mut ChainReader,
+    spare: &mut Spare,
+) -> Taken {
+    let known = lines.known();
+    let mut bufs = spare.lend(block);
+    let (mut prepared, chains): (Vec<Prepared<'_>>, Vec<ChainReader>) = bufs
+        .par_iter_mut()
+        .enumerate()
+        .map(|(i, buf)| {
+            let line = block.line(i);
+            let mut links = ChainReader::default();
+            if line.too_long.is_none() {
+                links.line(line.number, line.start, line.text);
+            }
+            (prepare(options, known, &line, buf), links)
+        })
+        .unzip();
+    if known.dialect.is_none()
+        && let Some(d) = prepared.iter().find_map(Prepared::claim)
+    {
+        prepared.par_iter_mut().for_each(|p| p.read_as(d));
+    }
+    let mut taken = Taken::default();
+    spare.clear();
+    for ((line, links), i) in prepared.into_iter().zip(chains).zip(0..) {
+        if let Some(buf) = lines.take(line, &mut taken) {
+            spare.keep(block.line(i).text.len(), buf);
+        }
+        chain.append(links);
+    }
+    taken
+}
+
+/// The node buffers of the last block's lines, by the size class of the line each held, so
+/// that the next block parses into them instead of allocating: memory stays at about one
+/// block's trees.
+#[derive(Default)]
+struct Spare(Vec<Vec<NodeBuf>>);
+
+/// The size class of a line of `len` bytes.
+fn class(len: usize) -> usize {
+    (usize::BITS - len.leading_zeros()) as usize
+}
+
+impl Spare {
+    /// A buffer for each line of `block`, kept from a line of its size when there is one.
+    fn lend(&mut self, block: &blocks::Block) -> Vec<NodeBuf> {
+        block
+            .lines()
+            .map(|line| {
+                self.0
+                    .get_mut(class(line.text.len()))
+                    .and_then(Vec::pop)
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// Drop the buffers no line of the last block took.
+    fn clear(&mut self) {
+        self.0.iter_mut().for_each(Vec::clear);
+    }
+
+    /// Keep the buffer of a line of `len` bytes.
+    fn keep(&mut self, len: usize, buf: NodeBuf) {
+        let class = class(len);
+        if self.0.len() <= class {
+            self.0.resize_with(class + 1, Vec::new);
+        }
+        self.0[class].push(buf);
+    }
+}
+
+/// What the lines of a block gave, in order, for the walks.
+#[derive(Default)]
+struct Taken(Vec<Event>);
+
+enum Event {
+    Message(&'static dyn Dialect, Option<String>, Message),
+    Foreign(&'static dyn Dialect, Option<String>, Foreign),
+    Unread(&'static dyn Dialect, Option<String>, Unread),
+    Conversation(Conversation),
+    Problem(Problem),
+}
+
+impl Taken {
+    fn replay(self, sink: &mut dyn LineSink) {
+        for event in self.0 {
+            match event {
+                Event::Message(d, t, m) => sink.message(d, t, m),
+                Event::Foreign(d, t, f) => sink.foreign(d, t, f),
+                Event::Unread(d, t, u) => sink.unread(d, t, u),
+                Event::Conversation(c) => sink.conversation(c),
+                Event::Problem(p) => sink.problem(p),
+            }
+        }
+    }
+}
+
+impl LineSink for Taken {
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
+        self.0.push(Event::Message(d, thread, m));
+    }
+
+    fn foreign(&mut self, d: &'static dyn Dialect, thread: Option<String>, f: Foreign) {
+        self.0.push(Event::Foreign(d, thread, f));
+    }
+
+    fn unread(&mut self, d: &'static dyn Dialect, thread: Option<String>, u: Unread) {
+        self.0.push(Event::Unread(d, thread, u));
+    }
+
+    fn conversation(&mut self, conv: Conversation) {
+        self.0.push(Event::Conversation(conv));
+    }
+
+    fn problem(&mut self, p: Problem) {
+        self.0.push(Event::Problem(p));
+    }
 }
 
 struct ThreadWalk {

@@ -92,3 +92,211 @@ fn no_progress_bar_when_standard_error_is_not_a_terminal() {
     let out = bin::run(fixtures(), &["lint", "fixtures"]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("files"));
 }
+
+/// A filler sentence, so that a few thousand lines make megabytes.
+const FILLER: &str =
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
+
+/// An OpenAI chat log, one message per line: plain lines before the first tool call (so the
+/// dialect is chosen late), then turns with a dangling call every 7th turn, orphan results,
+/// blank and CRLF lines, lines that are not JSON, one overlong line and a torn final line.
+fn chat_lines(plain: usize, turns: usize) -> String {
+    let mut s = String::new();
+    for i in 0..plain {
+        s += &format!("{{\"role\":\"user\",\"content\":\"{FILLER}{i}\"}}\n");
+        s += &format!("{{\"role\":\"assistant\",\"content\":\"noted {i}\"}}\n");
+    }
+    for i in 0..turns {
+        let eol = if i % 5 == 0 { "\r\n" } else { "\n" };
+        s += &format!("{{\"role\":\"user\",\"content\":\"{FILLER}{i}\"}}{eol}");
+        s += &format!(
+            "{{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{}]}}{eol}",
+            ["a", "b"]
+                .map(|c| format!(
+                    "{{\"id\":\"call_{i}_{c}\",\"type\":\"function\",\"function\":{{\"name\":\"run_{c}\",\"arguments\":\"{{}}\"}}}}"
+                ))
+                .join(",")
+        );
+        for c in ["a", "b"] {
+            if c == "a" || i % 7 != 3 {
+                s += &format!(
+                    "{{\"role\":\"tool\",\"tool_call_id\":\"call_{i}_{c}\",\"content\":\"{FILLER}\"}}{eol}"
+                );
+            }
+        }
+        if i % 11 == 5 {
+            s += &format!(
+                "{{\"role\":\"tool\",\"tool_call_id\":\"call_gone_{i}\",\"content\":\"late\"}}\n"
+            );
+        }
+        if i % 13 == 0 {
+            s += "\n   \r\n";
+        }
+        if i % 97 == 50 {
+            s += "{\"role\": \"user\", \"content\": \n";
+        }
+        if i == turns / 2 {
+            s += &format!(
+                "{{\"role\":\"user\",\"content\":\"{}\"}}\n",
+                FILLER.repeat(80)
+            );
+        }
+        if i == turns / 3 {
+            // Longer than a block: read through, not kept.
+            s += &format!(
+                "{{\"role\":\"user\",\"content\":\"{}\"}}\n",
+                FILLER.repeat(8_000)
+            );
+        }
+    }
+    s + "{\"role\":\"assistant\",\"content\":\"cut off"
+}
+
+/// A Claude Code session: a `parentUuid` chain with unanswered tool uses, and sidechain lines
+/// in threads named by `agentId` or joined through their parent.
+fn claude_lines(turns: usize) -> String {
+    let mut s = String::new();
+    let mut parent = "null".to_string();
+    // A sidechain line carries `agent` (an `agentId` member) or joins its parent's thread.
+    let line = |uuid: &str, parent: &str, side: Option<&str>, ty: &str, content: &str| {
+        format!(
+            "{{\"parentUuid\":{parent},\"isSidechain\":{},{}\"sessionId\":\"s-1\",\"type\":\"{ty}\",\"message\":{{\"role\":\"{ty}\",\"content\":{content}}},\"uuid\":\"{uuid}\"}}\n",
+            side.is_some(),
+            side.unwrap_or_default()
+        )
+    };
+    for i in 0..turns {
+        let text = format!("\"{FILLER}{i}\"");
+        let call = format!(
+            "[{{\"type\":\"tool_use\",\"id\":\"toolu_{i}\",\"name\":\"Read\",\"input\":{{\"file\":\"{FILLER}\"}}}}]"
+        );
+        let result = format!(
+            "[{{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_{i}\",\"content\":\"{FILLER}\"}}]"
+        );
+        s += &line(&format!("u{i}"), &parent, None, "user", &text);
+        s += &line(
+            &format!("a{i}"),
+            &format!("\"u{i}\""),
+            None,
+            "assistant",
+            &call,
+        );
+        parent = format!("\"a{i}\"");
+        if i % 9 != 4 {
+            s += &line(&format!("r{i}"), &parent, None, "user", &result);
+            parent = format!("\"r{i}\"");
+        }
+        if i % 10 == 0 {
+            let agent = format!("\"agentId\":\"agent{}\",", i % 3);
+            let side = format!("\"side{i}\"");
+            s += &line(
+                &format!("side{i}"),
+                &parent,
+                Some(&agent),
+                "assistant",
+                &call,
+            );
+            s += &line(&format!("sidex{i}"), &side, Some(""), "user", &text);
+        }
+        if i % 20 == 5 {
+            s += &line(&format!("loose{i}"), &parent, Some(""), "assistant", &call);
+        }
+    }
+    s
+}
+
+/// One conversation per line, with a dangling call in every third.
+fn conversation_lines(count: usize) -> String {
+    (0..count)
+        .map(|i| {
+            let answer = if i % 3 == 1 {
+                String::new()
+            } else {
+                format!(",{{\"role\":\"tool\",\"tool_call_id\":\"c{i}\",\"content\":\"{FILLER}\"}}")
+            };
+            format!(
+                "{{\"messages\":[{{\"role\":\"user\",\"content\":\"{}\"}},{{\"role\":\"assistant\",\"tool_calls\":[{{\"id\":\"c{i}\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}{answer}]}}\n",
+                FILLER.repeat(4)
+            )
+        })
+        .collect()
+}
+
+/// A Gemini CLI recording: records replaced by later lines with their id, and rewinds.
+fn gemini_lines(turns: usize) -> String {
+    let mut s = String::from(
+        "{\"sessionId\":\"s-2\",\"projectHash\":\"ab\",\"startTime\":\"2026-03-09T08:30:00.000Z\",\"lastUpdated\":\"2026-03-09T08:30:00.000Z\",\"kind\":\"main\"}\n",
+    );
+    for i in 0..turns {
+        let call = |status: &str, result: &str| {
+            format!(
+                "{{\"id\":\"g{i}\",\"type\":\"gemini\",\"content\":\"\",\"toolCalls\":[{{\"id\":\"read-{i}\",\"name\":\"read_file\",\"args\":{{\"path\":\"{FILLER}\"}}{result},\"status\":\"{status}\"}}]}}\n"
+            )
+        };
+        s += &format!(
+            "{{\"id\":\"u{i}\",\"type\":\"user\",\"content\":[{{\"text\":\"{FILLER}{i}\"}}]}}\n"
+        );
+        s += &call("executing", "");
+        if i % 6 != 2 {
+            s += &call(
+                "success",
+                &format!(
+                    ",\"result\":[{{\"functionResponse\":{{\"id\":\"read-{i}\",\"name\":\"read_file\",\"response\":{{\"output\":\"{FILLER}\"}}}}}}]"
+                ),
+            );
+        }
+        if i % 50 == 49 {
+            s += &format!("{{\"$rewindTo\":\"u{i}\"}}\n");
+        }
+    }
+    s
+}
+
+/// Big JSON Lines files, read in many blocks of whole lines (512 KiB each, see `BLOCK_BYTES` in
+/// src/stream.rs) whose lines are parsed on every thread: the findings are those of the
+/// line-by-line reading of `-j 1`.
+#[test]
+fn big_files_read_in_parallel_blocks_lint_the_same_on_every_thread_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files = [
+        ("chat.jsonl", chat_lines(3_000, 2_000)),
+        ("claude.jsonl", claude_lines(2_000)),
+        ("conversations.jsonl", conversation_lines(2_000)),
+        ("gemini.jsonl", gemini_lines(2_500)),
+    ];
+    for (name, text) in &files {
+        assert!(text.len() > 1 << 20, "{name} is only {} bytes", text.len());
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    for (name, _) in &files {
+        let run = |threads: &str, args: &[&str]| {
+            let all = [
+                &["lint", "--max-line-bytes", "4000", "-j", threads],
+                args,
+                &[*name],
+            ]
+            .concat();
+            bin::run(dir.path(), &all)
+        };
+        for args in [&[][..], &["--format", "json", "--explain-detection"]] {
+            let one = run("1", args);
+            assert!(!one.stdout.is_empty(), "{name} {args:?}: nothing printed");
+            for threads in ["2", "4", "0"] {
+                let many = run(threads, args);
+                assert_eq!(
+                    one.status.code(),
+                    many.status.code(),
+                    "{name} {args:?} -j {threads}"
+                );
+                assert!(
+                    one.stdout == many.stdout,
+                    "{name} {args:?} -j {threads}: standard output differs"
+                );
+                assert!(
+                    one.stderr == many.stderr,
+                    "{name} {args:?} -j {threads}: standard error differs"
+                );
+            }
+        }
+    }
+}

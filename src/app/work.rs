@@ -67,8 +67,9 @@ impl Work {
                 end += 1;
             }
             let batch = &inputs[start..end];
+            // A single input runs in the pool too: it may read its own lines on its threads.
             let results: Vec<R> = if batch.len() == 1 {
-                vec![work(&batch[0], &meter)]
+                vec![self.pool.install(|| work(&batch[0], &meter))]
             } else {
                 self.pool
                     .install(|| batch.par_iter().map(|i| work(i, &meter)).collect())

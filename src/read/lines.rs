@@ -100,100 +100,109 @@ impl<'o> LinesReader<'o> {
         last: bool,
         sink: &mut dyn LineSink,
     ) {
-        let (text, start) = match text.strip_prefix(b"\xEF\xBB\xBF") {
-            Some(rest) if start == 0 => (rest, 3),
-            _ => (text, start),
+        let mut buf = std::mem::take(&mut self.buf);
+        let line = Line {
+            number,
+            start,
+            text,
+            too_long,
+            last,
         };
-        if let Some(len) = too_long {
-            sink.problem(Problem {
-                offset: start,
-                line: number,
-                column: 1,
-                message: format!(
-                    "line is {len} bytes, over the --max-line-bytes limit of {}; not analysed, kept as it is",
-                    self.options.max_line_bytes
-                ),
-            });
-            return;
+        let prepared = prepare(self.options, self.known(), &line, &mut buf);
+        self.buf = self.take(prepared, sink).unwrap_or(buf);
+    }
+
+    /// What is known of the file so far, for [`prepare`] to read the next lines ahead.
+    pub fn known(&self) -> Known {
+        Known {
+            dialect: self.chosen.as_ref().map(|c| c.0),
+            log_like: self.log_like,
         }
-        if text.iter().all(|b| b.is_ascii_whitespace()) {
-            return;
-        }
+    }
+
+    /// Take the next line in file order, read as far as [`prepare`] could: everything that
+    /// depends on the lines before it (the dialect choice, threads, record logs) happens here.
+    /// Gives back the line's node buffer for reuse.
+    pub fn take(&mut self, line: Prepared<'_>, sink: &mut dyn LineSink) -> Option<NodeBuf> {
+        let Prepared {
+            number,
+            start,
+            text,
+            what,
+        } = line;
+        let (tree, log_like, shape) = match what {
+            What::Blank => return None,
+            What::Long(problem) => {
+                sink.problem(problem);
+                return None;
+            }
+            What::Invalid(problem) => {
+                self.saw_value = true;
+                sink.problem(problem);
+                return None;
+            }
+            What::Value {
+                tree,
+                log_like,
+                shape,
+            } => (tree, log_like, shape),
+        };
         self.saw_value = true;
-        let tree = match parse_into(text, &mut self.buf) {
-            Ok(t) => t,
-            Err(e) => {
-                let (_, column) = crate::json::line_col(text, e.offset);
-                let what = if last && e.kind == ErrorKind::Truncated {
-                    super::TORN_FINAL_LINE
-                } else {
-                    "invalid JSON"
-                };
-                sink.problem(Problem {
-                    offset: start + e.offset,
-                    line: number,
-                    column,
-                    message: format!("{what}: {}", e.message),
-                });
-                return;
+        self.log_like |= log_like;
+        match shape {
+            Shape::Scalar(problem) => sink.problem(problem),
+            Shape::Conversations(problem, convs) => {
+                if let Some(problem) = problem {
+                    sink.problem(problem);
+                }
+                for mut conv in convs {
+                    conv.index = self.line_conversations;
+                    self.line_conversations += 1;
+                    sink.conversation(conv);
+                }
             }
-        };
-        let root = tree.root();
-        if !self.log_like {
-            self.log_like = dialect::tool_keys::log_like(&tree, root);
-        }
-        if !matches!(tree.kind(root), Kind::Object | Kind::Array) {
-            sink.problem(Problem {
-                offset: start,
-                line: number,
-                column: 1,
-                message: format!(
-                    "line is a JSON {}, not an object: not a message; kept as it is",
-                    format!("{:?}", tree.kind(root)).to_lowercase()
-                ),
-            });
-            self.buf = tree.into_buf();
-            return;
-        }
-        let cursor = Cursor::default();
-        let cx = ReadCx::new(start, number, &cursor);
-        if locate::is_conversation(&tree, root) {
-            let found = match &self.options.at {
-                Some(at) => locate::at(&tree, root, at).unwrap_or_default(),
-                None => locate::auto(&tree, root),
-            };
-            if found.is_empty() && self.options.at.is_none() {
-                sink.problem(Problem {
-                    offset: start,
-                    line: number,
-                    column: 1,
-                    message: "line is a JSON array holding no messages; kept as it is".into(),
-                });
-            }
-            for f in found {
-                let mut conv = read_found(&tree, &f, &cx, self.options, self.line_conversations);
-                self.line_conversations += 1;
-                conv.detection = format!("line {number}: {}", conv.detection);
-                sink.conversation(conv);
-            }
-            self.buf = tree.into_buf();
-            return;
-        }
-        self.saw_message_line = true;
-        if self.chosen.is_none() {
-            self.chosen = dialect::all().iter().find_map(|d| {
-                d.claims(&tree, root)
-                    .map(|why| (*d, format!("line {number} is {why}")))
-            });
-        }
-        match self.chosen {
-            None => self.pending.push((number, start, text.to_vec())),
-            Some((d, _)) => {
-                self.flush_pending(d, sink);
-                self.message_line(d, &tree, &cx, sink);
+            Shape::Message { claim, ahead } => {
+                self.saw_message_line = true;
+                if self.chosen.is_none() {
+                    self.chosen = claim.map(|(d, why)| (d, format!("line {number} is {why}")));
+                }
+                match self.chosen {
+                    None => self.pending.push((number, start, text.to_vec())),
+                    Some((d, _)) => {
+                        self.flush_pending(d, sink);
+                        match ahead.filter(|a| a.dialect.name() == d.name()) {
+                            Some(ahead) => self.message_read(d, &tree, *ahead, sink),
+                            None => {
+                                let cursor = Cursor::default();
+                                let cx = ReadCx::new(start, number, &cursor);
+                                self.message_line(d, &tree, &cx, sink);
+                            }
+                        }
+                    }
+                }
             }
         }
-        self.buf = tree.into_buf();
+        Some(tree.into_buf())
+    }
+
+    /// Hand a message line read ahead as `d` to `sink`, in its thread.
+    fn message_read(
+        &mut self,
+        d: &'static dyn Dialect,
+        tree: &Tree<'_>,
+        ahead: Ahead,
+        sink: &mut dyn LineSink,
+    ) {
+        let thread = d.thread(tree, tree.root(), &mut self.memory);
+        if let Some(f) = ahead.foreign {
+            sink.foreign(d, thread.clone(), f);
+        } else if let Some(u) = ahead.unread {
+            sink.unread(d, thread.clone(), u);
+        }
+        if let Some(m) = ahead.message {
+            self.read_messages += 1;
+            sink.message(d, thread, m);
+        }
     }
 
     /// Read the lines that waited for the dialect to be known.
@@ -307,6 +316,226 @@ impl<'o> LinesReader<'o> {
             return None;
         }
         Some((d, why))
+    }
+}
+
+/// One line of a file, as [`each_line_from`] splits it.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'t> {
+    /// The 1-based line number.
+    pub number: usize,
+    /// The byte offset of the line in the file.
+    pub start: usize,
+    /// The text, line ending removed (empty when the line is too long).
+    pub text: &'t [u8],
+    /// The length of a line over the limit, which was not kept.
+    pub too_long: Option<usize>,
+    /// No other line follows.
+    pub last: bool,
+}
+
+/// What the lines before a line have settled, to [`prepare`] it with.
+#[derive(Debug, Clone, Copy)]
+pub struct Known {
+    /// The dialect of the message lines, once chosen.
+    pub dialect: Option<&'static dyn Dialect>,
+    /// Some line was already message- or tool-shaped.
+    pub log_like: bool,
+}
+
+/// A line read as far as it can be without the lines before it (see [`prepare`]), waiting
+/// for [`LinesReader::take`].
+#[derive(Debug)]
+pub struct Prepared<'t> {
+    number: usize,
+    start: usize,
+    text: &'t [u8],
+    what: What<'t>,
+}
+
+#[derive(Debug)]
+enum What<'t> {
+    Blank,
+    /// Over `--max-line-bytes`.
+    Long(Problem),
+    /// Not JSON.
+    Invalid(Problem),
+    Value {
+        tree: Tree<'t>,
+        /// The line is message- or tool-shaped (only looked at while no line before was).
+        log_like: bool,
+        shape: Shape,
+    },
+}
+
+#[derive(Debug)]
+enum Shape {
+    /// A JSON scalar.
+    Scalar(Problem),
+    /// A line holding whole conversations (numbered when taken).
+    Conversations(Option<Problem>, Vec<Conversation>),
+    /// A message line: the dialect claiming it (looked for only while none is chosen), and
+    /// the line read as some dialect when one was known or guessed.
+    Message {
+        claim: Option<(&'static dyn Dialect, &'static str)>,
+        ahead: Option<Box<Ahead>>,
+    },
+}
+
+/// A message line read as `dialect`, before its thread is known.
+#[derive(Debug)]
+struct Ahead {
+    dialect: &'static dyn Dialect,
+    foreign: Option<Foreign>,
+    unread: Option<Unread>,
+    message: Option<Message>,
+}
+
+/// Read `line` as far as it can be on its own, on any thread: parse it (into `buf`), read the
+/// conversations it holds, and read a message line as the dialect `known` has chosen (or, while
+/// none is, note which dialect claims it). [`LinesReader::take`] does the rest, in file order.
+pub fn prepare<'t>(
+    options: &ReadOptions,
+    known: Known,
+    line: &Line<'t>,
+    buf: &mut NodeBuf,
+) -> Prepared<'t> {
+    let (text, start) = match line.text.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if line.start == 0 => (rest, 3),
+        _ => (line.text, line.start),
+    };
+    let number = line.number;
+    let prepared = |what| Prepared {
+        number,
+        start,
+        text,
+        what,
+    };
+    if let Some(len) = line.too_long {
+        return prepared(What::Long(Problem {
+            offset: start,
+            line: number,
+            column: 1,
+            message: format!(
+                "line is {len} bytes, over the --max-line-bytes limit of {}; not analysed, kept as it is",
+                options.max_line_bytes
+            ),
+        }));
+    }
+    if text.iter().all(|b| b.is_ascii_whitespace()) {
+        return prepared(What::Blank);
+    }
+    let tree = match parse_into(text, buf) {
+        Ok(t) => t,
+        Err(e) => {
+            let (_, column) = crate::json::line_col(text, e.offset);
+            let what = if line.last && e.kind == ErrorKind::Truncated {
+                super::TORN_FINAL_LINE
+            } else {
+                "invalid JSON"
+            };
+            return prepared(What::Invalid(Problem {
+                offset: start + e.offset,
+                line: number,
+                column,
+                message: format!("{what}: {}", e.message),
+            }));
+        }
+    };
+    let root = tree.root();
+    let log_like = !known.log_like && dialect::tool_keys::log_like(&tree, root);
+    let shape = if !matches!(tree.kind(root), Kind::Object | Kind::Array) {
+        Shape::Scalar(Problem {
+            offset: start,
+            line: number,
+            column: 1,
+            message: format!(
+                "line is a JSON {}, not an object: not a message; kept as it is",
+                format!("{:?}", tree.kind(root)).to_lowercase()
+            ),
+        })
+    } else if locate::is_conversation(&tree, root) {
+        let cursor = Cursor::default();
+        let cx = ReadCx::new(start, number, &cursor);
+        let found = match &options.at {
+            Some(at) => locate::at(&tree, root, at).unwrap_or_default(),
+            None => locate::auto(&tree, root),
+        };
+        let problem = (found.is_empty() && options.at.is_none()).then(|| Problem {
+            offset: start,
+            line: number,
+            column: 1,
+            message: "line is a JSON array holding no messages; kept as it is".into(),
+        });
+        let convs = found
+            .iter()
+            .map(|f| {
+                let mut conv = read_found(&tree, f, &cx, options, 0);
+                conv.detection = format!("line {number}: {}", conv.detection);
+                conv
+            })
+            .collect();
+        Shape::Conversations(problem, convs)
+    } else {
+        let claim = match known.dialect {
+            Some(_) => None,
+            None => dialect::all()
+                .iter()
+                .find_map(|d| d.claims(&tree, root).map(|why| (*d, why))),
+        };
+        Shape::Message { claim, ahead: None }
+    };
+    let mut prepared = prepared(What::Value {
+        tree,
+        log_like,
+        shape,
+    });
+    if let Some(d) = known.dialect {
+        prepared.read_as(d);
+    }
+    prepared
+}
+
+impl Prepared<'_> {
+    /// The dialect that claims this message line, when [`prepare`] looked for one.
+    pub fn claim(&self) -> Option<&'static dyn Dialect> {
+        match &self.what {
+            What::Value {
+                shape: Shape::Message { claim, .. },
+                ..
+            } => claim.map(|c| c.0),
+            _ => None,
+        }
+    }
+
+    /// Read a message line as `d` (the dialect its file will be read as, when that is known
+    /// or guessed); the lines of a record log are left to [`LinesReader::take`].
+    pub fn read_as(&mut self, d: &'static dyn Dialect) {
+        let What::Value {
+            tree,
+            shape: Shape::Message { ahead, .. },
+            ..
+        } = &mut self.what
+        else {
+            return;
+        };
+        if ahead.is_some() || d.record_log() {
+            return;
+        }
+        let root = tree.root();
+        let cursor = Cursor::default();
+        let cx = ReadCx::new(self.start, self.number, &cursor);
+        let foreign = foreign_message(tree, root, d, &cx);
+        let unread = match foreign {
+            Some(_) => None,
+            None => unread_message(tree, root, d, &cx),
+        };
+        *ahead = Some(Box::new(Ahead {
+            dialect: d,
+            foreign,
+            unread,
+            message: d.read(tree, root, &cx),
+        }));
     }
 }
 

@@ -135,7 +135,7 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-pub use lines::{LineSink, LinesReader, each_line_from, resumable};
+pub use lines::{Line, LineSink, LinesReader, Prepared, each_line_from, prepare, resumable};
 
 /// Read a document. A file known by its name (a Cline / Roo Code task's
 /// `api_conversation_history.json` or `ui_messages.json`) is read as that file, unless

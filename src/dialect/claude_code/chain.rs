@@ -256,6 +256,12 @@ impl ChainReader {
         self.links.push(link);
     }
 
+    /// Add the links `later` read from the lines after this reader's (a file read in blocks).
+    pub fn append(&mut self, later: ChainReader) {
+        self.links.extend(later.links);
+        self.untracked |= later.untracked;
+    }
+
     /// Walk the tree: `None` when the file has no main-chain lines with uuids, or has message
     /// lines without one (then it is read in file order).
     pub fn finish(self) -> Option<Chain> {
