@@ -43,6 +43,10 @@ pub struct StreamReport {
 /// Lint a JSON Lines stream. `--tail` and `--profile deerflow` need the whole file and are not
 /// supported here (the caller reads the file whole for them).
 ///
+/// Called on a thread of a rayon pool of more than one thread, a stream of more than one block
+/// (512 KiB) has its lines parsed and read on the pool's threads, a block at a time, while the
+/// lines before are walked; the report is the same as line by line.
+///
 /// A stream whose first line is not a JSON value on its own may be one pretty-printed document
 /// saved as `.jsonl`: it is then read whole, as the document it is (unless the format is
 /// forced), and linted as such when it parses as one.
@@ -127,7 +131,7 @@ fn stream_lines<R: BufRead>(
         foreign_threads: Vec::new(),
         report: StreamReport::default(),
     };
-    if rayon::current_num_threads() > 1 {
+    if rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1 {
         in_blocks(reader, &options.read, &mut lines, &mut chain, &mut sink)?;
     } else {
         each_line_from(

@@ -1,13 +1,15 @@
 //! Work over many inputs: on every core, results taken in input order, and a progress bar on
 //! standard error when a person is watching a long run.
 //!
-//! Inputs are handled in batches: each batch is processed in parallel, then its results are
-//! handed over one by one in input order, so what is printed or written is the same as a
-//! single-threaded run, and memory holds one batch of results, not all of them.
+//! Inputs are worked in parallel and their results handed over one by one in input order as
+//! they come, so what is printed or written is the same as a single-threaded run, and memory
+//! holds the results of a window of inputs, not all of them.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read};
-use std::sync::Mutex;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -16,10 +18,11 @@ use rayon::prelude::*;
 
 use toolmend::io::inputs::Input;
 
-/// A batch ends after this many bytes of input (outputs of a batch are held together).
-const BATCH_BYTES: u64 = 64 << 20;
-/// Inputs per batch and thread, at most.
-const BATCH_PER_THREAD: usize = 32;
+/// Inputs are started ahead of the one being taken while their bytes stay under this (their
+/// results are held until taken).
+const WINDOW_BYTES: u64 = 64 << 20;
+/// Inputs started ahead of the one being taken, per thread, at most.
+const WINDOW_PER_THREAD: usize = 32;
 /// A bar appears only once the work has run this long.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
@@ -46,39 +49,66 @@ impl Work {
     /// Run `work` on every input in parallel (counting what it reads on the [`Meter`]), then
     /// `take` each result in input order, on the calling thread. What `take` writes to a
     /// terminal goes through [`suspended`].
+    ///
+    /// With one thread, each input is worked and taken in turn on the calling thread. With
+    /// more, the inputs are worked in the pool while the calling thread takes their results
+    /// as they come, in order: no thread waits for a whole batch, and at most a window of
+    /// inputs ahead of the one being taken is in flight (memory holds their results only).
     pub fn each<R: Send>(
         &self,
         inputs: &[Input],
         work: impl Fn(&Input, &Meter) -> R + Sync,
         mut take: impl FnMut(&Input, R) -> Result<()>,
     ) -> Result<()> {
-        let sizes: Vec<u64> = inputs.iter().map(size).collect();
+        let threads = self.pool.current_num_threads().max(1);
+        let sizes: Vec<u64> = if threads == 1 {
+            inputs.iter().map(size).collect()
+        } else {
+            self.pool.install(|| inputs.par_iter().map(size).collect())
+        };
         let meter = Meter::start(self.progress, inputs.len(), sizes.iter().sum());
-        let per_batch = self.pool.current_num_threads().max(1) * BATCH_PER_THREAD;
-        let mut start = 0;
-        while start < inputs.len() {
-            let mut end = start;
-            let mut bytes = 0;
-            while end < inputs.len()
-                && end - start < per_batch
-                && (end == start || bytes < BATCH_BYTES)
-            {
-                bytes += sizes[end];
-                end += 1;
-            }
-            let batch = &inputs[start..end];
-            // A single input runs in the pool too: it may read its own lines on its threads.
-            let results: Vec<R> = if batch.len() == 1 {
-                vec![self.pool.install(|| work(&batch[0], &meter))]
-            } else {
-                self.pool
-                    .install(|| batch.par_iter().map(|i| work(i, &meter)).collect())
-            };
-            for (input, result) in batch.iter().zip(results) {
+        if threads == 1 {
+            for input in inputs {
+                let result = work(input, &meter);
                 take(input, result)?;
                 meter.file_done();
             }
-            start = end;
+        } else {
+            let window = threads * WINDOW_PER_THREAD;
+            let (work, meter) = (&work, &meter);
+            self.pool.in_place_scope(|scope| -> Result<()> {
+                let (done, results) = mpsc::channel::<(usize, std::thread::Result<R>)>();
+                let mut ready: BTreeMap<usize, R> = BTreeMap::new();
+                let (mut next, mut bytes) = (0, 0);
+                for (at, input) in inputs.iter().enumerate() {
+                    // Start inputs up to a window ahead (and a byte budget, one input at least).
+                    while next < inputs.len()
+                        && next < at + window
+                        && (next == at || bytes < WINDOW_BYTES)
+                    {
+                        let (i, done) = (next, done.clone());
+                        bytes += sizes[i];
+                        scope.spawn(move |_| {
+                            let result =
+                                panic::catch_unwind(AssertUnwindSafe(|| work(&inputs[i], meter)));
+                            // The taker has stopped on an error when this fails.
+                            let _ = done.send((i, result));
+                        });
+                        next += 1;
+                    }
+                    let result = loop {
+                        if let Some(r) = ready.remove(&at) {
+                            break r;
+                        }
+                        let (i, r) = results.recv().context("a worker thread failed")?;
+                        ready.insert(i, r.unwrap_or_else(|e| panic::resume_unwind(e)));
+                    };
+                    bytes -= sizes[at];
+                    take(input, result)?;
+                    meter.file_done();
+                }
+                Ok(())
+            })?;
         }
         meter.finish();
         Ok(())
