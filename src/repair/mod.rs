@@ -13,6 +13,11 @@ use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
 use crate::rules::{Applicability, Rule};
 
+mod stream;
+mod window;
+
+pub use stream::{NotStreamed, Streamed, stream_lines};
+
 pub use crate::edit::{
     DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
 };
@@ -238,7 +243,8 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
         let d = dialect_of(conv);
         let window = crate::target::judge(d, analysed.options.target).window;
-        let p = plan(src, conv, d, window, defects, options, &mut r.edits);
+        let sample = crate::edit::first_result(conv);
+        let p = plan(src, conv, d, window, defects, options, sample, &mut r.edits);
         r.made
             .extend(p.made.into_iter().map(|(l, g)| (Some(conv.index), l, g)));
         r.placeholders += p.placeholders;
@@ -322,44 +328,57 @@ fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Ed
 /// of the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
 /// response turn answers together).
 pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
+    window_scan(&conv.messages, owner, window).0
+}
+
+/// [`window_end`] over `messages` (indexed by message index), and whether a message after the
+/// window closed it (`false` when the window runs to the end of `messages`, so that a later
+/// message could still belong to it).
+pub(crate) fn window_scan(messages: &[Message], owner: usize, window: Window) -> (usize, bool) {
+    // Positions in `messages` stand for message indices (they are equal in a conversation).
     let mut end = owner;
     if window == Window::NextResponseTurn {
-        for m in &conv.messages[owner + 1..] {
+        for (k, m) in messages[owner + 1..].iter().enumerate() {
             if m.role != Role::Assistant || m.calls.is_empty() {
-                break;
+                return (end, true);
             }
-            end = m.index;
+            end = owner + 1 + k;
         }
-        return end;
+        return (end, false);
     }
     let runs = matches!(window, Window::CallRun | Window::AfterCall);
-    for m in &conv.messages[owner + 1..] {
+    let mut closed = false;
+    for (k, m) in messages[owner + 1..].iter().enumerate() {
         let inside = m.continuation
             || m.role == Role::Tool
             || (runs
                 && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
         if !inside {
+            closed = true;
             break;
         }
-        end = m.index;
+        end = owner + 1 + k;
     }
     // Trailing items that are not results (reasoning before the next turn) stay after.
-    while end > owner && conv.messages[end].role != Role::Tool && !conv.messages[end].continuation {
+    while end > owner && messages[end].role != Role::Tool && !messages[end].continuation {
         end -= 1;
     }
-    end
+    (end, closed)
 }
 
 /// Plan the repair of one conversation read as `dialect` and judged with answer `window`: the
 /// fixes [`fix_for`] offers, safe ones first (moves into the answer window, then placeholders),
-/// then the unsafe ones its policies ask for.
-pub fn plan(
-    src: &[u8],
-    conv: &Conversation,
-    dialect: &dyn Dialect,
+/// then the unsafe ones its policies ask for. `sample` is the conversation's first message
+/// holding only a result (placeholders copy its key order).
+#[allow(clippy::too_many_arguments)]
+pub fn plan<'a>(
+    src: &'a [u8],
+    conv: &'a Conversation,
+    dialect: &'a dyn Dialect,
     window: Window,
     defects: &[Defect],
-    options: &RepairOptions,
+    options: &'a RepairOptions,
+    sample: Option<&'a Message>,
     edits: &mut EditSet,
 ) -> Plan {
     if conv.container == crate::model::Container::Scattered
@@ -377,7 +396,7 @@ pub fn plan(
         dialect,
         window,
         options,
-        sample: crate::edit::first_result(conv),
+        sample,
         offered: defects
             .iter()
             .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
