@@ -191,3 +191,99 @@ proptest! {
         }
     }
 }
+
+/// A message-per-line chat log of about `size` bytes in which every tenth turn leaves a call
+/// without its result.
+fn chat_log(size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut turn = 0;
+    while out.len() < size {
+        out.extend_from_slice(
+            format!("{{\"role\":\"user\",\"content\":\"turn {turn}\"}}\n").as_bytes(),
+        );
+        out.extend_from_slice(format!("{{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{{\"id\":\"c{turn}\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}\n").as_bytes());
+        if turn % 10 != 3 {
+            out.extend_from_slice(
+                format!(
+                    "{{\"role\":\"tool\",\"tool_call_id\":\"c{turn}\",\"content\":\"{}\"}}\n",
+                    "x".repeat(200)
+                )
+                .as_bytes(),
+            );
+        }
+        turn += 1;
+    }
+    out
+}
+
+#[test]
+fn the_command_streams_files_and_standard_input_and_in_place_with_a_backup() {
+    use common::bin::{BIN, run};
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = chat_log(1 << 20);
+    let whole = toolmend::repair(
+        "log.jsonl",
+        &bytes,
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    assert!(whole.placeholders > 100);
+    let log = dir.path().join("log.jsonl");
+    std::fs::write(&log, &bytes).unwrap();
+    let o = run(dir.path(), &["repair", "log.jsonl"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout == whole.output);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("read whole"));
+    // Standard input, given its format.
+    let o = std::process::Command::new(BIN)
+        .args(["repair", "--input-format", "jsonl", "-"])
+        .stdin(std::fs::File::open(&log).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.stdout == whole.output);
+    let o = run(dir.path(), &["repair", "--check", "log.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(
+        dir.path(),
+        &["repair", "--in-place", "--backup", ".orig", "log.jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
+    assert!(std::fs::read(&log).unwrap() == whole.output);
+    assert!(std::fs::read(dir.path().join("log.jsonl.orig")).unwrap() == bytes);
+    // Repaired: a second run changes nothing.
+    let o = run(dir.path(), &["repair", "--check", "log.jsonl"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_large_file_read_whole_says_so() {
+    use common::bin::run;
+    let dir = tempfile::tempdir().unwrap();
+    // A Claude Code session of 17 MiB: judged on its resumed chain, so repaired whole.
+    let mut session = Vec::new();
+    let mut parent = "null".to_string();
+    let mut n = 0;
+    while session.len() < 17 << 20 {
+        let uuid = format!("00000000-0000-4000-8000-{n:012}");
+        let (kind, content) = if n % 2 == 0 {
+            ("user", format!("\"{}\"", "y".repeat(400)))
+        } else {
+            (
+                "assistant",
+                "[{\"type\":\"text\",\"text\":\"ok\"}]".to_string(),
+            )
+        };
+        session.extend_from_slice(format!("{{\"parentUuid\":{parent},\"isSidechain\":false,\"type\":\"{kind}\",\"message\":{{\"role\":\"{kind}\",\"content\":{content}}},\"uuid\":\"{uuid}\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"}}\n").as_bytes());
+        parent = format!("\"{uuid}\"");
+        n += 1;
+    }
+    std::fs::write(dir.path().join("session.jsonl"), &session).unwrap();
+    let o = run(dir.path(), &["repair", "--check", "session.jsonl"]);
+    let text = common::bin::text(&o);
+    assert!(
+        text.contains(
+            "read whole, not as a stream (claude-code logs are judged on the whole file)"
+        ),
+        "{text}"
+    );
+}
