@@ -304,7 +304,7 @@ fn a_staged_file_is_not_put_over_a_file_that_changed() {
     let appended = fs::read_to_string(&p).unwrap();
     let mut staged = write::Staged::next_to(&p).unwrap();
     staged.file().write_all(b"repaired\n").unwrap();
-    let err = staged.replace(&p, &stamp, Some(".bak")).unwrap_err();
+    let err = staged.replace(&p, &stamp, None, Some(".bak")).unwrap_err();
     assert!(matches!(err, Error::Changed(_)), "{err}");
     assert_eq!(fs::read_to_string(&p).unwrap(), appended);
     assert!(!dir.path().join("live.jsonl.bak").exists());
@@ -315,7 +315,7 @@ fn a_staged_file_is_not_put_over_a_file_that_changed() {
     let stamp = write::Stamp::of(&p).unwrap();
     let mut staged = write::Staged::next_to(&p).unwrap();
     staged.file().write_all(b"repaired\n").unwrap();
-    staged.replace(&p, &stamp, Some(".bak")).unwrap();
+    staged.replace(&p, &stamp, None, Some(".bak")).unwrap();
     assert_eq!(fs::read_to_string(&p).unwrap(), "repaired\n");
     assert_eq!(
         fs::read_to_string(dir.path().join("live.jsonl.bak")).unwrap(),

@@ -135,6 +135,7 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
                 refused,
                 streamed,
                 note,
+                whole,
             } = match done {
                 Ok(done) => done,
                 Err(e) => {
@@ -188,6 +189,7 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
                     Written::Staged(staged, stamp) => staged.replace(
                         input.path.as_deref().expect("checked above"),
                         &stamp.expect("a file has a stamp"),
+                        whole.then_some(loaded.as_slice()),
                         a.backup.as_deref(),
                     ),
                 };
@@ -283,6 +285,8 @@ struct Done {
     streamed: Option<Written>,
     /// Why a large JSON Lines file was read whole instead.
     note: Option<String>,
+    /// The input was read whole (`loaded` holds it).
+    whole: bool,
     counts: Counts,
     /// Found by a directory walk and nothing in it is log-shaped (a package.json): passed over.
     skipped: bool,
@@ -350,6 +354,11 @@ fn mend(
             }
         }
     }
+    // What the file was before reading, to refuse an in-place rewrite if it changes.
+    let stamp = match (target, input.path.as_deref()) {
+        (Some(Target::InPlace), Some(path)) => Some(write::Stamp::of(path)?),
+        _ => None,
+    };
     let loaded = match spooled {
         // Standard input was kept in a temporary file for the streaming attempt.
         Some(mut file) => {
@@ -364,7 +373,15 @@ fn mend(
     };
     meter.add(loaded.len() as u64);
     let analysed = toolmend::analyse(&input.name, &loaded, lint_opts);
-    let repaired = analysed.repair(&loaded, options);
+    let (repaired, streamed) = match target {
+        Some(target) => {
+            let (repaired, written) = super::repair_stream::whole_into(
+                input, &loaded, &analysed, options, target, stamp,
+            )?;
+            (repaired, Some(written))
+        }
+        None => (analysed.repair(&loaded, options), None),
+    };
     let findings = analysed.findings("");
     let counts = counts(findings.len(), &repaired);
     // What toolmend cannot read is never repaired: say so, and why.
@@ -378,8 +395,9 @@ fn mend(
         counts,
         skipped: input.walked && analysed.doc.skippable(),
         refused,
-        streamed: None,
+        streamed,
         note,
+        whole: true,
     })
 }
 
@@ -409,6 +427,7 @@ fn streamed_done(
         refused: streamed.refused,
         streamed: Some(written),
         note: None,
+        whole: false,
     }
 }
 

@@ -172,3 +172,55 @@ impl<W: Write> Write for Failing<W> {
         r
     }
 }
+
+/// Repair `input`, read whole as `loaded` and analysed, writing the output into `target`
+/// without a second copy in memory.
+pub fn whole_into(
+    input: &Input,
+    loaded: &[u8],
+    analysed: &toolmend::Analysed,
+    options: &RepairOptions,
+    target: Target<'_>,
+    stamp: Option<Stamp>,
+) -> Result<(toolmend::Repaired, Written)> {
+    let cannot_write = || "cannot write a temporary file in the output's directory";
+    Ok(match target {
+        Target::Nowhere => {
+            let repaired = analysed.repair_to(loaded, options, &mut std::io::sink())?;
+            (repaired, Written::Nothing)
+        }
+        Target::Stdout => {
+            let mut tmp = tempfile::tempfile().context("cannot create a temporary file")?;
+            let repaired = analysed
+                .repair_to(loaded, options, &mut BufWriter::new(&mut tmp))
+                .context(cannot_write())?;
+            (repaired, Written::Stdout(tmp))
+        }
+        Target::File(_) | Target::InPlace => {
+            let to = match (target, &input.path) {
+                (Target::File(to), _) => to,
+                (_, Some(path)) => path.as_path(),
+                (_, None) => unreachable!("--in-place takes files"),
+            };
+            let mut staged = Staged::next_to(to)?;
+            let mut out = BufWriter::new(staged.file());
+            let repaired = analysed
+                .repair_to(loaded, options, &mut out)
+                .and_then(|r| out.flush().map(|()| r))
+                .with_context(|| {
+                    format!(
+                        "{}: cannot write a temporary file in this directory",
+                        toolmend::escape_control(
+                            &to.parent()
+                                .filter(|d| !d.as_os_str().is_empty())
+                                .unwrap_or(Path::new("."))
+                                .display()
+                                .to_string()
+                        )
+                    )
+                })?;
+            drop(out);
+            (repaired, Written::Staged(staged, stamp))
+        }
+    })
+}

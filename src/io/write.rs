@@ -158,10 +158,17 @@ impl Staged {
         commit(self.tmp, &self.target)
     }
 
-    /// Put the new content in place of the file at `path` read with stamp `was`, as
-    /// [`in_place`] does: refused when the file is read-only or changed meanwhile, and with
-    /// `backup`, the original first kept as `<file><suffix>` (copied, never held in memory).
-    pub fn replace(self, path: &Path, was: &Stamp, backup: Option<&str>) -> Result<(), Error> {
+    /// Put the new content in place of the file at `path` read with stamp `was` (and, when
+    /// given, holding `original`), as [`in_place`] does: refused when the file is read-only or
+    /// changed meanwhile, and with `backup`, the original first kept as `<file><suffix>`
+    /// (copied, never held in memory).
+    pub fn replace(
+        self,
+        path: &Path,
+        was: &Stamp,
+        original: Option<&[u8]>,
+        backup: Option<&str>,
+    ) -> Result<(), Error> {
         let meta = fs::metadata(&self.target).map_err(|e| Error::io(path, "cannot read", e))?;
         let writable = fs::OpenOptions::new()
             .write(true)
@@ -171,7 +178,11 @@ impl Staged {
             return Err(Error::ReadOnly(path.to_path_buf()));
         }
         self.finish(Some(&meta))?;
-        if Stamp::of(&self.target)? != *was {
+        let same = match original {
+            Some(bytes) => holds(&self.target, bytes)?,
+            None => true,
+        };
+        if !same || Stamp::of(&self.target)? != *was {
             return Err(Error::Changed(path.to_path_buf()));
         }
         if let Some(suffix) = backup {
@@ -201,5 +212,25 @@ impl Staged {
             keep_owner(file, meta);
         }
         Ok(())
+    }
+}
+
+/// Does the file at `path` hold exactly `bytes`? (Read in pieces, not into memory.)
+fn holds(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    use std::io::Read;
+    let mut file = fs::File::open(path).map_err(|e| Error::io(path, "cannot read", e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        let n = file
+            .read(&mut buf)
+            .map_err(|e| Error::io(path, "cannot read", e))?;
+        if n == 0 {
+            return Ok(at == bytes.len());
+        }
+        if bytes.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
     }
 }

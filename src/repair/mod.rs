@@ -114,6 +114,18 @@ impl Analysed {
     pub fn repair(&self, src: &[u8], options: &RepairOptions) -> Repaired {
         document(src, self, options)
     }
+
+    /// [`Analysed::repair`], writing the output to `out` instead of returning it (the
+    /// result's `output` is empty): the repaired document is not held in memory beside the
+    /// original.
+    pub fn repair_to(
+        &self,
+        src: &[u8],
+        options: &RepairOptions,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<Repaired> {
+        document_to(src, self, options, out)
+    }
 }
 
 /// Rounds of repair at most (see [`document`]).
@@ -127,6 +139,54 @@ const MAX_ROUNDS: usize = 8;
 /// Rounds go on while some fix was held back, so the output is a fixed point: repairing it
 /// again changes nothing.
 pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
+    let (first, torn_tail) = first_round(src, analysed, options);
+    let output = first_output(&first, src);
+    further_rounds(first, torn_tail, src, output, analysed, options)
+}
+
+/// The output of the first round.
+fn first_output(first: &Round, src: &[u8]) -> Vec<u8> {
+    if first.edits.is_empty() {
+        src.to_vec()
+    } else {
+        first.edits.apply(src)
+    }
+}
+
+/// Repair like [`document`], writing the output to `out` instead of returning it (its
+/// `output` is left empty): when no fix waits for another round, the output is written
+/// straight from `src` and the edits, never held in memory a second time.
+pub fn document_to(
+    src: &[u8],
+    analysed: &Analysed,
+    options: &RepairOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<Repaired> {
+    let (first, torn_tail) = first_round(src, analysed, options);
+    if first.deferred {
+        let output = first_output(&first, src);
+        let mut repaired = further_rounds(first, torn_tail, src, output, analysed, options);
+        out.write_all(&repaired.output)?;
+        repaired.output = Vec::new();
+        return Ok(repaired);
+    }
+    first.edits.write_to(src, out)?;
+    Ok(further_rounds(
+        first,
+        torn_tail,
+        src,
+        Vec::new(),
+        analysed,
+        options,
+    ))
+}
+
+/// The first round of a repair, with the torn final line dropped when asked.
+fn first_round(
+    src: &[u8],
+    analysed: &Analysed,
+    options: &RepairOptions,
+) -> (Round, Option<(usize, usize)>) {
     let mut first = round(src, analysed, options);
     let torn_tail = options
         .drop_torn_tail
@@ -145,13 +205,22 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
             first.made.push((None, label, group));
         }
     }
+    (first, torn_tail)
+}
+
+/// The repair after its first round: further rounds over `output` (the first round's
+/// output; it may be left empty when no fix was held back) while fixes were held back.
+fn further_rounds(
+    first: Round,
+    torn_tail: Option<(usize, usize)>,
+    src: &[u8],
+    output: Vec<u8>,
+    analysed: &Analysed,
+    options: &RepairOptions,
+) -> Repaired {
     let mut repaired = Repaired {
         changed: !first.edits.is_empty(),
-        output: if first.edits.is_empty() {
-            src.to_vec()
-        } else {
-            first.edits.apply(src)
-        },
+        output,
         placeholders: first.placeholders,
         fixed: first.fixed,
         fixed_later: first.tree_fixed,
