@@ -209,7 +209,7 @@ fn in_blocks<R: Read>(
     }
     let mut spare = Spare::default();
     let mut taken = take_block(&first, options, lines, chain, &mut spare);
-    drop(first);
+    blocks.recycle(first);
     // The stream is read on this thread (it need not be `Send`); the block read is prepared
     // while the walks take the one before.
     while let Some(block) = blocks.next_block()? {
@@ -219,6 +219,7 @@ fn in_blocks<R: Read>(
             || take_block(&block, options, lines, chain, &mut spare),
         );
         taken = next;
+        blocks.recycle(block);
     }
     taken.replay(sink);
     Ok(())

@@ -62,6 +62,8 @@ pub struct Blocks<R> {
     offset: usize,
     number: usize,
     eof: bool,
+    /// The bytes of a block handed back, to read into again (fresh memory costs page faults).
+    spare: Vec<u8>,
 }
 
 impl<R: Read> Blocks<R> {
@@ -75,7 +77,13 @@ impl<R: Read> Blocks<R> {
             offset: 0,
             number: 0,
             eof: false,
+            spare: Vec::new(),
         }
+    }
+
+    /// Hand back a block that is done with, so that its memory is read into again.
+    pub fn recycle(&mut self, block: Block) {
+        self.spare = block.bytes;
     }
 
     /// Read until `buf` holds `want` bytes or the stream ends.
@@ -103,7 +111,10 @@ impl<R: Read> Blocks<R> {
             }
             let body = &self.buf[..self.buf.len() - 1];
             if let Some(nl) = memchr::memrchr(b'\n', body) {
-                let rest = self.buf.split_off(nl + 1);
+                let mut rest = std::mem::take(&mut self.spare);
+                rest.clear();
+                rest.extend_from_slice(&self.buf[nl + 1..]);
+                self.buf.truncate(nl + 1);
                 let bytes = std::mem::replace(&mut self.buf, rest);
                 return Ok(Some(self.cut(bytes, false)));
             }
