@@ -338,8 +338,18 @@ fn mend(
 ) -> Result<Done> {
     let mut note = None;
     let mut spooled = None;
+    let eligible = super::repair_stream::eligible(input, lint_opts);
+    if target.is_none() && eligible {
+        let size = input
+            .path
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len());
+        note = (size >= super::repair_stream::NOTE_ABOVE)
+            .then(|| "--diff and --format json need both versions whole".to_string());
+    }
     if let Some(target) = target
-        && super::repair_stream::eligible(input, lint_opts)
+        && eligible
     {
         match super::repair_stream::repair(input, lint_opts, options, target, meter)? {
             Ok((streamed, written)) => return Ok(streamed_done(input, streamed, written)),
