@@ -1,9 +1,9 @@
 //! Work over many inputs: on every core, results taken in input order, and a progress bar on
 //! standard error when a person is watching a long run.
 //!
-//! Inputs are worked in parallel and their results handed over one by one in input order as
-//! they come, so what is printed or written is the same as a single-threaded run, and memory
-//! holds the results of a window of inputs, not all of them.
+//! Inputs are worked in parallel, a few small batches ahead, and their results handed over one
+//! by one in input order, so what is printed or written is the same as a single-threaded run,
+//! and memory holds the results of the batches in flight, not all of them.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read};
@@ -18,11 +18,12 @@ use rayon::prelude::*;
 
 use toolmend::io::inputs::Input;
 
-/// Inputs are started ahead of the one being taken while their bytes stay under this (their
-/// results are held until taken).
-const WINDOW_BYTES: u64 = 64 << 20;
-/// Inputs started ahead of the one being taken, per thread, at most.
-const WINDOW_PER_THREAD: usize = 32;
+/// A batch ends after this many bytes of input (one input at least).
+const BATCH_BYTES: u64 = 16 << 20;
+/// Inputs per batch and thread, at most.
+const BATCH_PER_THREAD: usize = 8;
+/// Batches worked ahead of the one being taken (their results are held until taken).
+const BATCHES_AHEAD: usize = 4;
 /// A bar appears only once the work has run this long.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
@@ -51,9 +52,9 @@ impl Work {
     /// terminal goes through [`suspended`].
     ///
     /// With one thread, each input is worked and taken in turn on the calling thread. With
-    /// more, the inputs are worked in the pool while the calling thread takes their results
-    /// as they come, in order: no thread waits for a whole batch, and at most a window of
-    /// inputs ahead of the one being taken is in flight (memory holds their results only).
+    /// more, the inputs are cut into small batches, worked in the pool a few batches ahead of
+    /// the one whose results the calling thread takes, in order: the pool does not wait for
+    /// the taking, and memory holds the results of the batches in flight only.
     pub fn each<R: Send>(
         &self,
         inputs: &[Input],
@@ -74,38 +75,37 @@ impl Work {
                 meter.file_done();
             }
         } else {
-            let window = threads * WINDOW_PER_THREAD;
+            let batches = batches(&sizes, threads * BATCH_PER_THREAD);
             let (work, meter) = (&work, &meter);
             self.pool.in_place_scope(|scope| -> Result<()> {
-                let (done, results) = mpsc::channel::<(usize, std::thread::Result<R>)>();
-                let mut ready: BTreeMap<usize, R> = BTreeMap::new();
-                let (mut next, mut bytes) = (0, 0);
-                for (at, input) in inputs.iter().enumerate() {
-                    // Start inputs up to a window ahead (and a byte budget, one input at least).
-                    while next < inputs.len()
-                        && next < at + window
-                        && (next == at || bytes < WINDOW_BYTES)
-                    {
+                type Done<R> = std::thread::Result<Vec<R>>;
+                let (done, results) = mpsc::channel::<(usize, Done<R>)>();
+                let mut ready: BTreeMap<usize, Vec<R>> = BTreeMap::new();
+                let mut next = 0;
+                for (at, batch) in batches.iter().enumerate() {
+                    while next < batches.len() && next < at + BATCHES_AHEAD {
                         let (i, done) = (next, done.clone());
-                        bytes += sizes[i];
+                        let batch = &inputs[batches[i].clone()];
                         scope.spawn(move |_| {
-                            let result =
-                                panic::catch_unwind(AssertUnwindSafe(|| work(&inputs[i], meter)));
+                            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                                batch.par_iter().map(|input| work(input, meter)).collect()
+                            }));
                             // The taker has stopped on an error when this fails.
                             let _ = done.send((i, result));
                         });
                         next += 1;
                     }
-                    let result = loop {
+                    let taken = loop {
                         if let Some(r) = ready.remove(&at) {
                             break r;
                         }
                         let (i, r) = results.recv().context("a worker thread failed")?;
                         ready.insert(i, r.unwrap_or_else(|e| panic::resume_unwind(e)));
                     };
-                    bytes -= sizes[at];
-                    take(input, result)?;
-                    meter.file_done();
+                    for (input, result) in inputs[batch.clone()].iter().zip(taken) {
+                        take(input, result)?;
+                        meter.file_done();
+                    }
                 }
                 Ok(())
             })?;
@@ -113,6 +113,23 @@ impl Work {
         meter.finish();
         Ok(())
     }
+}
+
+/// Cut the inputs of `sizes` into batches of at most `per_batch` inputs and [`BATCH_BYTES`].
+fn batches(sizes: &[u64], per_batch: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < sizes.len() {
+        let (mut end, mut bytes) = (start, 0);
+        while end < sizes.len() && end - start < per_batch && (end == start || bytes < BATCH_BYTES)
+        {
+            bytes += sizes[end];
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
 }
 
 /// The size of a file input (0 for standard input or what cannot be looked at).

@@ -168,17 +168,26 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
                 continue;
             }
         };
-        let mut paths: Vec<PathBuf> = Vec::new();
+        // The entry's type as the directory lists it, when it is a plain file or directory:
+        // a symbolic link (or an unknown type) is looked up through.
+        let mut paths: Vec<(PathBuf, Option<fs::FileType>)> = Vec::new();
         for entry in entries {
             match entry {
-                Ok(e) => paths.push(e.path()),
+                Ok(e) => {
+                    let listed = e.file_type().ok().filter(|t| t.is_file() || t.is_dir());
+                    paths.push((e.path(), listed))
+                }
                 Err(e) => errors.push(Error::io(&dir, "cannot read directory", e)),
             }
         }
-        paths.sort();
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
         let mut subdirs = Vec::new();
-        for p in paths {
-            match fs::metadata(&p) {
+        for (p, listed) in paths {
+            let looked_up = match listed {
+                Some(t) => Ok(t),
+                None => fs::metadata(&p).map(|m| m.file_type()),
+            };
+            match looked_up {
                 Ok(m) if m.is_dir() && add_sessions(&p, false, inputs, errors) => {}
                 Ok(m) if m.is_dir() => subdirs.push(p),
                 Ok(m) if m.is_file() && (wanted(&p) || wanted_database(&p)) => {
