@@ -446,6 +446,9 @@ pub(crate) struct Builder {
 impl Builder {
     fn push(&mut self, mut m: Message) {
         self.numbering.number(&mut m);
+        // Kept until the document is analysed: a list grown by pushes holds room for four.
+        m.calls.shrink_to_fit();
+        m.results.shrink_to_fit();
         self.messages.push(m);
     }
 }
