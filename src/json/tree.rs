@@ -140,15 +140,22 @@ impl<'a> Tree<'a> {
         // Most lookups miss: lengths are compared first, bytes only when they agree. A key
         // token with escapes is decoded and compared.
         let want = key.as_bytes();
-        self.children(id).find(|&c| {
-            let n = &self.nodes[c as usize];
-            let raw = &self.src[n.key_start as usize + 1..n.key_end as usize - 1];
-            if n.key_escaped() {
-                decode_string(raw, true) == key
+        let first = id as usize + 1;
+        let inside = &self.nodes[first..first + self.nodes[id as usize].descendants() as usize];
+        let mut at = 0;
+        while let Some(n) = inside.get(at) {
+            let (start, end) = (n.key_start as usize, n.key_end as usize);
+            let hit = if n.key_escaped() {
+                decode_string(&self.src[start + 1..end - 1], true) == key
             } else {
-                raw == want
+                end - start == want.len() + 2 && same(&self.src[start + 1..end - 1], want)
+            };
+            if hit {
+                return Some((first + at) as NodeId);
             }
-        })
+            at += 1 + n.descendants() as usize;
+        }
+        None
     }
 
     /// Follow a path of object keys.
@@ -250,6 +257,12 @@ impl Iterator for Children<'_, '_> {
         self.next = id + 1 + self.tree.nodes[id as usize].descendants();
         Some(id)
     }
+}
+
+/// Byte equality of two slices of the same length, without a call for the short keys of
+/// most lookups.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The kind of the value whose first byte is `first` (the parser only makes nodes of values).
