@@ -397,6 +397,21 @@ mod tests {
     }
 
     #[test]
+    fn strings_end_at_the_first_unescaped_quote_whatever_their_length() {
+        for len in [0, 1, 15, 16, 17, 31, 32, 100] {
+            let body = "x".repeat(len);
+            for text in [format!(r#"["{body}"]"#), format!(r#"["{body}\"", 1]"#)] {
+                let t = parse(text.as_bytes()).unwrap();
+                let s = t.index(0, 0).unwrap();
+                assert_eq!(t.span(s), (1, text.rfind('"').unwrap() + 1), "{text}");
+            }
+            let cut = format!(r#"["{body}"#);
+            let e = parse(cut.as_bytes()).unwrap_err();
+            assert_eq!((e.offset, e.kind), (1, ErrorKind::Truncated), "{cut}");
+        }
+    }
+
+    #[test]
     fn bom_is_skipped() {
         let t = parse(b"\xEF\xBB\xBF[1]").unwrap();
         assert_eq!(t.span(0), (3, 6));

@@ -134,14 +134,15 @@ impl<'a> Tree<'a> {
 
     /// The value of the member `key` of an object (the first one, when a key repeats).
     pub fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
-        if self.kind(id) != Kind::Object {
-            return None;
-        }
-        // Most lookups miss: lengths are compared first, bytes only when they agree. A key
-        // token with escapes is decoded and compared.
+        // Only the nodes are read until a key of the right length turns up. An object is a
+        // container whose first child has a key (an empty one has no member to find); most
+        // lookups miss, so lengths are compared first, and a key token with escapes is decoded.
         let want = key.as_bytes();
         let first = id as usize + 1;
         let inside = &self.nodes[first..first + self.nodes[id as usize].descendants() as usize];
+        if inside.first().is_none_or(|m| m.key_end == 0) {
+            return None;
+        }
         let mut at = 0;
         while let Some(n) = inside.get(at) {
             let (start, end) = (n.key_start as usize, n.key_end as usize);

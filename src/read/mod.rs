@@ -436,6 +436,12 @@ pub(crate) fn foreign_message(
     })
 }
 
+/// From this many messages on, a conversation's messages are kept with their lists of calls
+/// and results trimmed to length: a list grown by pushes holds room for four, which a long
+/// conversation pays for every message until it is analysed (a short one, read and dropped
+/// line by line, would only pay for the trimming).
+const TRIM_AFTER: usize = 256;
+
 /// Numbers messages and marks continuations of a model message split over several entries.
 #[derive(Debug, Default)]
 pub(crate) struct Builder {
@@ -446,9 +452,10 @@ pub(crate) struct Builder {
 impl Builder {
     fn push(&mut self, mut m: Message) {
         self.numbering.number(&mut m);
-        // Kept until the document is analysed: a list grown by pushes holds room for four.
-        m.calls.shrink_to_fit();
-        m.results.shrink_to_fit();
+        if self.messages.len() >= TRIM_AFTER {
+            m.calls.shrink_to_fit();
+            m.results.shrink_to_fit();
+        }
         self.messages.push(m);
     }
 }
