@@ -412,6 +412,19 @@ mod tests {
     }
 
     #[test]
+    fn key_spans_are_found_across_blanks_and_the_colon() {
+        let src = b"{\"a\" \r\n :\t 1, \"b\\\"c\":[], \"\":{\"d\"  :  null}}";
+        let t = parse(src).unwrap();
+        let spans: Vec<_> = t.children(0).map(|c| t.key_span(c).unwrap()).collect();
+        assert_eq!(spans, [(1, 4), (14, 20), (25, 27)]);
+        assert_eq!(t.key(t.children(0).next().unwrap()).unwrap(), "a");
+        assert_eq!(t.get(0, "b\"c").map(|c| t.raw(c)), Some(&b"[]"[..]));
+        let inner = t.get(0, "").unwrap();
+        assert_eq!(t.key_span(t.get(inner, "d").unwrap()), Some((29, 32)));
+        assert_eq!(t.key_span(0), None);
+    }
+
+    #[test]
     fn bom_is_skipped() {
         let t = parse(b"\xEF\xBB\xBF[1]").unwrap();
         assert_eq!(t.span(0), (3, 6));
