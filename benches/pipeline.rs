@@ -48,6 +48,42 @@ fn analyse_and_repair(b: Bencher, form: &str) {
         });
 }
 
+/// JSON Lines linted as a stream (what `lint` does with a `.jsonl` file).
+#[divan::bench]
+fn lint_stream(b: Bencher) {
+    let text = synth::openai_jsonl(TURNS, 3, 10);
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| {
+            toolmend::lint_lines(
+                "bench.jsonl",
+                black_box(text.as_bytes()),
+                &LintOptions::default(),
+            )
+        });
+}
+
+/// JSON Lines repaired as a stream: both readings and the output (what `repair` does with a
+/// `.jsonl` file).
+#[divan::bench]
+fn repair_stream(b: Bencher) {
+    let text = synth::openai_jsonl(TURNS, 3, 10);
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| {
+            let open = || -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+                Ok(Box::new(black_box(text.as_bytes())))
+            };
+            let mut out = Vec::with_capacity(text.len() + (text.len() >> 4));
+            toolmend::stream_lines(
+                "bench.jsonl",
+                &open,
+                &LintOptions::default(),
+                &RepairOptions::default(),
+                &mut out,
+            )
+            .map(|_| out.len())
+        });
+}
+
 /// Parsing alone: one pretty-printed document, or every line of JSON Lines into one reused
 /// node buffer (as the line reader does).
 #[divan::bench(args = ["jsonl", "json"])]
