@@ -13,6 +13,7 @@
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
 pub mod chain;
+mod intern;
 mod placeholder;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
@@ -185,19 +186,27 @@ pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
     let Some(path) = &chain.path else {
         return messages;
     };
-    let order: std::collections::HashMap<usize, usize> =
-        path.iter().enumerate().map(|(k, &l)| (l, k)).collect();
+    // The place of each line on the path, by line number.
+    let mut order = vec![usize::MAX; path.iter().max().map_or(0, |&l| l + 1)];
+    for (k, &l) in path.iter().enumerate() {
+        order[l] = k;
+    }
     let mut kept: Vec<(usize, Message)> = messages
         .into_iter()
-        .filter_map(|m| order.get(&m.pos.line).map(|&k| (k, m)))
+        .filter_map(|m| {
+            let k = *order.get(m.pos.line)?;
+            (k != usize::MAX).then_some((k, m))
+        })
         .collect();
     kept.sort_by_key(|(k, _)| *k);
     kept.into_iter()
         .map(|(_, mut m)| {
             let line = m.pos.line;
-            for r in &mut m.results {
-                if let Some(id) = &r.id {
-                    r.split = chain.split.get(&(line, id.clone())).cloned();
+            if !chain.split.is_empty() {
+                for r in &mut m.results {
+                    if let Some(id) = &r.id {
+                        r.split = chain.split.get(&(line, id.clone())).cloned();
+                    }
                 }
             }
             m.continuation = false;

@@ -9,6 +9,7 @@ mod cline;
 mod codex;
 mod codex_legacy;
 mod common;
+mod fields;
 mod gemini;
 mod gemini_cli;
 mod gemini_cli_jsonl;
