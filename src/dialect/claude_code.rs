@@ -13,14 +13,18 @@
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
 pub mod chain;
+mod held;
 mod intern;
 mod placeholder;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
+use crate::locate::members_named;
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::provider::Provider;
+
+pub use held::Held;
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -63,10 +67,12 @@ impl Dialect for ClaudeCode {
         if tree.kind(node) != Kind::Object {
             return None;
         }
-        tree.get(node, "uuid")?;
-        tree.get(node, "parentUuid")?;
-        tree.get(node, "sessionId")?;
-        let ty = tree.get_str(node, "type")?;
+        let [uuid, parent, session, ty] =
+            members_named(tree, node, &["uuid", "parentUuid", "sessionId", "type"]);
+        uuid?;
+        parent?;
+        session?;
+        let ty = tree.str(ty?)?;
         LINE_TYPES
             .contains(&ty.as_ref())
             .then_some("a Claude Code session line (`uuid`, `parentUuid`, `sessionId`, `type`)")
@@ -183,34 +189,56 @@ impl Dialect for ClaudeCode {
 /// (`chain.path`), to be numbered afresh (continuations are marked again then). Results whose call lies off the chain say why (TM013);
 /// message lines off the chain (abandoned branches) are not part of it.
 pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
-    let Some(path) = &chain.path else {
+    if chain.path.is_none() {
         return messages;
-    };
-    // The place of each line on the path, by line number.
-    let mut order = vec![usize::MAX; path.iter().max().map_or(0, |&l| l + 1)];
-    for (k, &l) in path.iter().enumerate() {
-        order[l] = k;
     }
-    let mut kept: Vec<(usize, Message)> = messages
+    let lines: Vec<usize> = messages.iter().map(|m| m.pos.line).collect();
+    let order = path_order(&lines, chain);
+    let mut slots: Vec<Option<Message>> = messages.into_iter().map(Some).collect();
+    order
         .into_iter()
-        .filter_map(|m| {
-            let k = *order.get(m.pos.line)?;
-            (k != usize::MAX).then_some((k, m))
-        })
-        .collect();
-    kept.sort_by_key(|(k, _)| *k);
-    kept.into_iter()
-        .map(|(_, mut m)| {
-            let line = m.pos.line;
-            if !chain.split.is_empty() {
-                for r in &mut m.results {
-                    if let Some(id) = &r.id {
-                        r.split = chain.split.get(&(line, id.clone())).cloned();
-                    }
-                }
-            }
-            m.continuation = false;
+        .filter_map(|i| slots[i].take())
+        .map(|mut m| {
+            mark_split(&mut m, chain);
             m
         })
         .collect()
+}
+
+/// The indices of the messages on lines `lines` (in file order) that lie on the path of
+/// `chain`, in the path's order (all of them, in file order, without a path).
+fn path_order(lines: &[usize], chain: &chain::Chain) -> Vec<usize> {
+    let Some(path) = &chain.path else {
+        return (0..lines.len()).collect();
+    };
+    // The place of each line on the path, by line number.
+    let mut place = vec![usize::MAX; path.iter().max().map_or(0, |&l| l + 1)];
+    for (k, &l) in path.iter().enumerate() {
+        place[l] = k;
+    }
+    let mut kept: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &l)| {
+            let k = *place.get(l)?;
+            (k != usize::MAX).then_some((k, i))
+        })
+        .collect();
+    // Stable: messages of one line keep their order.
+    kept.sort_by_key(|&(k, _)| k);
+    kept.into_iter().map(|(_, i)| i).collect()
+}
+
+/// A message on the resumed path: its results say why their call is off the path (TM013),
+/// and it is numbered afresh (continuations are marked again).
+fn mark_split(m: &mut Message, chain: &chain::Chain) {
+    let line = m.pos.line;
+    if !chain.split.is_empty() {
+        for r in &mut m.results {
+            if let Some(id) = &r.id {
+                r.split = chain.split.get(&(line, id.clone())).cloned();
+            }
+        }
+    }
+    m.continuation = false;
 }

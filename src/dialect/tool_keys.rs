@@ -14,6 +14,7 @@
 use crate::json::{Kind, NodeId, Tree};
 
 use super::Dialect;
+use crate::locate::members_named;
 
 /// A sign of tool calls or results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,40 +82,54 @@ pub const TOOL_KEYS: &[ToolKey] = &[
 ];
 
 /// Keys whose object is searched like the message itself (line and item envelopes).
-pub const ENVELOPES: &[&str] = &["message", "data", "kwargs", "payload", "item", "event"];
+pub const ENVELOPES: [&str; 6] = ["message", "data", "kwargs", "payload", "item", "event"];
 
 /// Arrays whose object elements are searched (content parts and blocks).
-const PART_LISTS: &[&str] = &["parts", "content"];
+const PART_LISTS: [&str; 2] = ["parts", "content"];
 
 /// The first tool key found in `node` (see the module comment for where).
 pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
-    let mut objects = vec![node];
-    for key in ENVELOPES {
-        if let Some(inner) = tree
-            .get(node, key)
-            .filter(|&n| tree.kind(n) == Kind::Object)
-        {
-            objects.push(inner);
-        }
+    let mut objects = [None; 1 + ENVELOPES.len()];
+    objects[0] = Some(node);
+    for (slot, inner) in objects[1..]
+        .iter_mut()
+        .zip(members_named(tree, node, &ENVELOPES))
+    {
+        *slot = inner.filter(|&n| tree.kind(n) == Kind::Object);
     }
-    let mut all = objects.clone();
-    for &o in &objects {
-        for key in PART_LISTS {
-            if let Some(list) = tree.get(o, key).filter(|&n| tree.kind(n) == Kind::Array) {
-                all.extend(
-                    tree.children(list)
-                        .filter(|&c| tree.kind(c) == Kind::Object),
-                );
-            }
-        }
+    let objects = objects.into_iter().flatten();
+    if let Some(k) = objects.clone().find_map(|o| sign_in(tree, o)) {
+        return Some(k);
     }
-    all.into_iter().find_map(|o| sign_in(tree, o))
+    objects
+        .flat_map(|o| members_named(tree, o, &PART_LISTS))
+        .flatten()
+        .filter(|&n| tree.kind(n) == Kind::Array)
+        .flat_map(|list| tree.children(list))
+        .filter(|&c| tree.kind(c) == Kind::Object)
+        .find_map(|o| sign_in(tree, o))
 }
+
+/// The distinct keys of [`TOOL_KEYS`], looked up together.
+const SIGN_KEYS: [&str; 7] = [
+    "tool_call_ids",
+    "tool_call_metadata",
+    "function_call",
+    "role",
+    "part_kind",
+    "type",
+    "event",
+];
 
 /// The tool key `obj` carries as one of its own members.
 fn sign_in(tree: &Tree<'_>, obj: NodeId) -> Option<&'static ToolKey> {
+    let found = members_named(tree, obj, &SIGN_KEYS);
     TOOL_KEYS.iter().find(|k| {
-        let Some(v) = tree.get(obj, k.key) else {
+        let v = match SIGN_KEYS.iter().position(|s| *s == k.key) {
+            Some(i) => found[i],
+            None => tree.get(obj, k.key),
+        };
+        let Some(v) = v else {
             return false;
         };
         if k.values.is_empty() {

@@ -19,8 +19,8 @@ use std::sync::LazyLock;
 use memchr::memmem::Finder;
 
 use super::intern::{Interner, Sym};
-use crate::dialect::fields::members_named;
 use crate::json::{Kind, NodeBuf, NodeId, Tree, line_col, parse_into};
+use crate::locate::members_named;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
@@ -171,11 +171,11 @@ pub struct ChainReader {
     buf: NodeBuf,
 }
 
-/// Hash of a line's bytes (FNV-1a: stable, no dependency).
+/// Hash of a line's bytes, to tell identical lines from different ones (a fast 64-bit hash
+/// with a fixed seed: a collision is as unlikely as any 64-bit one).
 fn digest(text: &[u8]) -> u64 {
-    text.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x746f_6f6c_6d65_6e64).hash_one(text)
 }
 
 fn column(tree: &Tree<'_>, node: NodeId) -> usize {
