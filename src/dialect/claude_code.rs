@@ -98,14 +98,16 @@ impl Dialect for ClaudeCode {
         let blocks = tree.len(content);
         let mut leading = true;
         for (i, block) in tree.children(content).enumerate() {
-            let ty = tree.get_str(block, "type");
+            let [ty, id, name, use_id] =
+                members_named(tree, block, &["type", "id", "name", "tool_use_id"]);
+            let ty = ty.and_then(|t| tree.str(t));
             let ty = ty.as_deref().unwrap_or("");
-            let suffix = format!("/message/content/{i}");
+            let suffix = || format!("/message/content/{i}");
             if role == Role::Assistant && (ty == "tool_use" || SERVER_CALLS.contains(&ty)) {
                 msg.calls.push(Call {
-                    name: string(tree, tree.get(block, "name")),
+                    name: string(tree, name),
                     server: ty != "tool_use",
-                    ..cx.call(tree, block, &suffix, tree.get(block, "id"), ty)
+                    ..cx.call(tree, block, &suffix(), id, ty)
                 });
             } else if role == Role::User && ty == "tool_result" {
                 // Never the whole message: a result line is a link of the `parentUuid` chain,
@@ -113,7 +115,7 @@ impl Dialect for ClaudeCode {
                 // moving the line would change nothing and deleting it would cut the chain.
                 msg.results.push(ToolResult {
                     leading,
-                    ..cx.result(tree, block, &suffix, tree.get(block, "tool_use_id"))
+                    ..cx.result(tree, block, &suffix(), use_id)
                 });
             }
             leading &= ty == "tool_result";

@@ -300,7 +300,7 @@ impl ReadCx<'_> {
             offset: start + self.base,
             line,
             column,
-            pointer: format!("{}{}", self.pointer, suffix),
+            pointer: [self.pointer.as_str(), suffix].concat(),
         }
     }
 
