@@ -121,21 +121,52 @@ const SIGN_KEYS: [&str; 7] = [
     "event",
 ];
 
+/// Where the key of each of [`TOOL_KEYS`] is in [`SIGN_KEYS`] (`usize::MAX`: not there).
+const SIGN_AT: [usize; TOOL_KEYS.len()] = {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    let mut at = [usize::MAX; TOOL_KEYS.len()];
+    let mut k = 0;
+    while k < TOOL_KEYS.len() {
+        let mut s = 0;
+        while s < SIGN_KEYS.len() {
+            if same(TOOL_KEYS[k].key, SIGN_KEYS[s]) {
+                at[k] = s;
+            }
+            s += 1;
+        }
+        k += 1;
+    }
+    at
+};
+
 /// The tool key `obj` carries as one of its own members.
 fn sign_in(tree: &Tree<'_>, obj: NodeId) -> Option<&'static ToolKey> {
     let found = members_named(tree, obj, &SIGN_KEYS);
-    TOOL_KEYS.iter().find(|k| {
-        let v = match SIGN_KEYS.iter().position(|s| *s == k.key) {
-            Some(i) => found[i],
+    TOOL_KEYS.iter().zip(SIGN_AT).find_map(|(k, at)| {
+        let v = match found.get(at) {
+            Some(&v) => v,
             None => tree.get(obj, k.key),
         };
-        let Some(v) = v else {
-            return false;
+        let v = v?;
+        let sign = if k.values.is_empty() {
+            !empty(tree, v)
+        } else {
+            tree.str(v).is_some_and(|s| k.values.contains(&s.as_ref()))
         };
-        if k.values.is_empty() {
-            return !empty(tree, v);
-        }
-        tree.str(v).is_some_and(|s| k.values.contains(&s.as_ref()))
+        sign.then_some(k)
     })
 }
 

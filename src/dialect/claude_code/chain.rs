@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::intern::{Interner, Sym};
+use super::intern::{Interner, Sym, Texts};
 use crate::json::{Kind, NodeBuf, NodeId, Tree, line_col, parse_into};
 use crate::locate::members_named;
 use crate::rules::Rule;
@@ -28,18 +28,22 @@ use crate::rules::Rule;
 #[derive(Debug, Clone)]
 struct Link {
     line: usize,
-    /// Byte span of the line's text in the file (line ending excluded).
-    span: (usize, usize),
-    /// Byte span of the `parentUuid` value in the file.
-    parent_span: Option<(usize, usize)>,
+    /// Where the line's text starts in the file, and its length (line ending excluded; a
+    /// parsed line is under 4 GiB).
+    start: usize,
+    len: u32,
+    /// Where the `parentUuid` value (a string) starts within the line (`u32::MAX`: it is not
+    /// a string), and its length.
+    parent_at: u32,
+    parent_len: u32,
     uuid: Sym,
     parent: Option<Sym>,
     /// Column of the `parentUuid` value.
-    parent_column: usize,
+    parent_column: u32,
     sidechain: bool,
     /// A `user` or `assistant` line.
     message: bool,
-    /// The `timestamp` (ISO 8601, compared as text).
+    /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
     timestamp: Option<Sym>,
     boundary: bool,
     logical_parent: Option<Sym>,
@@ -53,9 +57,24 @@ struct Link {
     calls: u32,
     results: u32,
     /// Server tool results (assistant lines).
-    server_results: Vec<ServerResult>,
+    server_results: Box<[ServerResult]>,
     /// The line's content is that one server tool result.
     only_block: bool,
+}
+
+impl Link {
+    /// Byte span of the line's text in the file.
+    fn span(&self) -> (usize, usize) {
+        (self.start, self.start + self.len as usize)
+    }
+
+    /// Byte span of the `parentUuid` value in the file, when it is a string.
+    fn parent_span(&self) -> Option<(usize, usize)> {
+        (self.parent_at != u32::MAX).then(|| {
+            let at = self.start + self.parent_at as usize;
+            (at, at + self.parent_len as usize)
+        })
+    }
 }
 
 /// A server tool result block of an assistant line.
@@ -163,6 +182,8 @@ pub struct ChainReader {
     links: Vec<Link>,
     /// The strings of the links.
     names: Interner,
+    /// Their timestamps (not looked up: kept as they are, without interning).
+    stamps: Texts,
     /// The call and result ids of the links (see [`Link::ids`]).
     ids: Vec<Sym>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
@@ -182,7 +203,9 @@ fn column(tree: &Tree<'_>, node: NodeId) -> usize {
     line_col(tree.src(), tree.span(node).0).1
 }
 
-/// The quick test a line must pass before it is parsed: it names a `uuid` or a `parentUuid`.
+/// The quick test a line must pass before it is parsed: it names a `uuid` or a `parentUuid`
+/// (both end in `uid"`: most lines of other logs are ruled out by one scan).
+static UID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"uid\""));
 static UUID_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"uuid\""));
 static PARENT_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"parentUuid\""));
 
@@ -193,7 +216,9 @@ impl ChainReader {
             Some(rest) if start == 0 => (rest, 3),
             _ => (text, start),
         };
-        if PARENT_KEY.find(text).is_none() && UUID_KEY.find(text).is_none() {
+        if UID.find(text).is_none()
+            || (PARENT_KEY.find(text).is_none() && UUID_KEY.find(text).is_none())
+        {
             return;
         }
         let Ok(tree) = parse_into(text, &mut self.buf) else {
@@ -248,21 +273,24 @@ impl ChainReader {
             None => (None, None),
         };
         let names = &mut self.names;
+        let (parent_at, parent_len) = parent_node
+            .filter(|&p| tree.kind(p) == Kind::String)
+            .map_or((u32::MAX, 0), |p| {
+                let (a, b) = tree.span(p);
+                (a as u32, (b - a) as u32)
+            });
         let mut link = Link {
             line: number,
-            span: (start, start + text.len()),
-            parent_span: parent_node
-                .filter(|&p| tree.kind(p) == Kind::String)
-                .map(|p| {
-                    let (a, b) = tree.span(p);
-                    (start + a, start + b)
-                }),
+            start,
+            len: text.len() as u32,
+            parent_at,
+            parent_len,
             uuid: names.intern(&uuid),
             parent: text_of(parent_node).map(|p| names.intern(&p)),
-            parent_column: parent_node.map_or(1, |p| column(tree, p)),
+            parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
             sidechain,
             message: is_message,
-            timestamp: text_of(timestamp).map(|t| names.intern(&t)),
+            timestamp: text_of(timestamp).map(|t| self.stamps.push(&t)),
             boundary: ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
             logical_parent: text_of(logical).map(|p| names.intern(&p)),
             digest: digest(text),
@@ -273,9 +301,10 @@ impl ChainReader {
             ids: self.ids.len(),
             calls: 0,
             results: 0,
-            server_results: Vec::new(),
+            server_results: Box::default(),
             only_block: false,
         };
+        let mut server_results = Vec::new();
         let blocks = content.map_or(0, |c| tree.len(c));
         let mut results = Vec::new();
         for block in content.into_iter().flat_map(|c| tree.children(c)) {
@@ -289,7 +318,7 @@ impl ChainReader {
             } else if ty == "assistant" && kind.ends_with("_tool_result") {
                 if let Some(i) = text_of(use_id) {
                     let (a, b) = tree.span(block);
-                    link.server_results.push(ServerResult {
+                    server_results.push(ServerResult {
                         id: names.intern(&i),
                         kind: kind.into_owned(),
                         column: column(tree, block),
@@ -303,6 +332,7 @@ impl ChainReader {
             }
         }
         link.results = results.len() as u32;
+        link.server_results = server_results.into_boxed_slice();
         self.ids.extend(results);
         self.links.push(link);
     }
@@ -327,6 +357,7 @@ impl ChainReader {
             links,
             names: &self.names,
             ids: &self.ids,
+            stamps: &self.stamps,
             by_uuid,
         };
         let last = *main.last()?;
@@ -422,6 +453,7 @@ struct Links<'r> {
     links: &'r [Link],
     names: &'r Interner,
     ids: &'r [Sym],
+    stamps: &'r Texts,
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
 }
@@ -531,7 +563,7 @@ fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
             .filter(|&&i| ls.line_of(links[i].uuid) == Some(i))
             .filter_map(|&i| links[i].parent.map(|p| (p, i))),
     );
-    let stamp = |i: usize| links[i].timestamp.map(|t| ls.name(t));
+    let stamp = |i: usize| links[i].timestamp.map(|t| ls.stamps.get(t));
     let mut seen = vec![false; links.len()];
     let mut at = start;
     while !std::mem::replace(&mut seen[at], true) {
@@ -645,7 +677,7 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
             warning: identical,
             line: l.line,
             column: 1,
-            fix: identical.then_some(TreeFix::DropCopy { line: l.span }),
+            fix: identical.then_some(TreeFix::DropCopy { line: l.span() }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
@@ -675,7 +707,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 rule: Rule::ParentCycle,
                 warning: true,
                 line: l.line,
-                column: l.parent_column,
+                column: l.parent_column as usize,
                 fix: None,
                 message: format!(
                     "line is its own parent (parentUuid `{p}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail"
@@ -687,7 +719,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 rule: Rule::MissingParent,
                 warning: true,
                 line: l.line,
-                column: l.parent_column,
+                column: l.parent_column as usize,
                 fix: None,
                 message: format!(
                     "parentUuid `{p}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
@@ -716,7 +748,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                         rule: Rule::ParentCycle,
                         warning: true,
                         line: l.line,
-                        column: l.parent_column,
+                        column: l.parent_column as usize,
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
@@ -832,13 +864,13 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
         links
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.parent_span.is_some())
+            .filter(|(_, c)| c.parent_span().is_some())
             .filter_map(|(i, c)| c.parent.map(|p| (p, i))),
     );
     let children = |uuid: Sym| -> Vec<(usize, usize)> {
         below
             .get(uuid)
-            .filter_map(|c| links[c].parent_span)
+            .filter_map(|c| links[c].parent_span())
             .collect()
     };
     for &i in path {
@@ -866,7 +898,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
                         r.text
                     ),
                     drop: l.only_block.then(|| DropLine {
-                        line: l.span,
+                        line: l.span(),
                         children: children(l.uuid),
                         parent: l.parent.map(|p| ls.name(p).to_string()),
                     }),

@@ -60,6 +60,31 @@ impl Interner {
     }
 }
 
+/// Strings kept one after another in one buffer, numbered in order (not deduplicated, not
+/// looked up: for values that are only read back).
+#[derive(Debug, Default)]
+pub(super) struct Texts {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    /// Keep `s`; its number.
+    pub(super) fn push(&mut self, s: &str) -> Sym {
+        let sym = Sym::try_from(self.ends.len()).expect("fewer than 2^32 strings");
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        sym
+    }
+
+    /// The string numbered `sym`.
+    pub(super) fn get(&self, sym: Sym) -> &str {
+        let i = sym as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
