@@ -1,12 +1,15 @@
 """Whole-command benchmark: toolmend beside a parse floor, jq and the dangling-call middleware algorithm in Python.
 
     python3 bench/compare.py [--mb 100] [--runs 5] [--shapes conv,msg,claude,doc,dir] [--keep DIR]
+                             [--flat 10]
 
 Generates synthetic corpora of the chosen size (deterministic), builds toolmend and the parse
 floor (`examples/parse_floor.rs`: serde_json into IgnoredAny, one thread) in release mode,
 runs every command `--runs` times and prints, per corpus, the median wall time, its ratio to
 the parse floor and the peak resident memory of the command itself (GNU time's `%M`; "n/a"
 without /usr/bin/time). Needs Python 3 and cargo; jq for its row. Prints Markdown tables.
+With `--flat K`, it also writes the JSON Lines shapes at K times the size and prints the peak
+memory of `repair` at both sizes, once each: whether memory stays flat as the file grows.
 """
 
 import argparse
@@ -157,13 +160,13 @@ def commands(shape, path, toolmend, floor):
     rows = [
         ("parse floor (serde_json, 1 thread)", [floor, path]),
         ("toolmend lint -j 1", [toolmend, "lint", "-j", "1", "--quiet", "--exit-zero", path]),
-        ("toolmend lint", [toolmend, "lint", "--quiet", "--exit-zero", path]),
+        (f"toolmend lint (all {os.cpu_count()} cores)", [toolmend, "lint", "--quiet", "--exit-zero", path]),
     ]
     if shape != "dir":
         rows.append(("toolmend repair -j 1", [toolmend, "repair", "-j", "1", "--quiet", path]))
     else:
         rows.append(("toolmend repair --check -j 1", [toolmend, "repair", "--check", "-j", "1", "--quiet", path]))
-        rows.append(("toolmend repair --check", [toolmend, "repair", "--check", "--quiet", path]))
+        rows.append((f"toolmend repair --check (all {os.cpu_count()} cores)", [toolmend, "repair", "--check", "--quiet", path]))
     if shutil.which("jq") and shape != "dir":
         rows.append(("jq -c . (parse and print)", ["jq", "-c", "."] + ([path] if not jsonl else [path])))
     if shape != "dir":
@@ -177,6 +180,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5, help="runs per command; the median is shown")
     ap.add_argument("--shapes", default="conv,msg,claude,doc,dir")
     ap.add_argument("--keep", help="write the corpora here and keep them")
+    ap.add_argument("--flat", type=float, help="also measure repair memory at this many times the size")
     args = ap.parse_args()
     toolmend, floor = build()
     work = args.keep or tempfile.mkdtemp(prefix="toolmend-bench-")
@@ -206,9 +210,33 @@ def main():
                 peak = "n/a" if None in peaks else f"{max(peaks) / 1e6:.0f}"
                 print(f"| {label} | {median:.2f} | {median / floor_time:.2f} | {peak} |", flush=True)
             print()
+        if args.flat:
+            flat(args, work, size, toolmend)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def flat(args, work, size, toolmend):
+    """Peak memory of `repair` on each JSON Lines shape at the chosen size and `--flat` times it."""
+    big_mb = args.mb * args.flat
+    print(f"### repair peak RSS as the file grows ({args.mb:g} MB and {big_mb:g} MB, one run each)\n")
+    print(f"| corpus | {args.mb:g} MB: s | peak RSS MB | {big_mb:g} MB: s | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|")
+    for shape in [s for s in args.shapes.split(",") if s in ("conv", "msg", "claude")]:
+        title, name, write = SHAPES[shape]
+        cells = []
+        for mb, factor in ((args.mb, 1), (big_mb, args.flat)):
+            path = os.path.join(work, f"{factor:g}x-{name}")
+            if not os.path.exists(path):
+                write(path, int(size * factor), random.Random(7))
+            with open(os.devnull, "wb") as null:
+                wall, rss = run([toolmend, "repair", "-j", "1", "--quiet", path], null)
+            cells += [f"{wall:.2f}", "n/a" if rss is None else f"{rss / 1e6:.0f}"]
+            if factor != 1 and not args.keep:
+                os.remove(path)
+        print(f"| {title} | " + " | ".join(cells) + " |", flush=True)
+    print()
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ pub use model::Conversation;
 pub use provider::Provider;
 pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
 pub use repair::{
-    AppliedEdit, DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER,
+    AppliedEdit, DuplicatePolicy, NotStreamed, OrphanPolicy, RepairOptions, Repaired,
+    SEED_PLACEHOLDER, Streamed, stream_lines,
 };
 pub use rules::{
     Applicability, FixKinds, Rule, RuleData, Severity, TABLE as RULES, select as select_rules,

@@ -31,6 +31,26 @@ pub struct StreamReport {
     pub detections: Vec<String>,
     /// Nothing was found and nothing looked like a log (a directory walk skips the file).
     pub skippable: bool,
+    /// What a streaming repair needs of each message-per-line thread (empty when the stream
+    /// was read whole as one document).
+    pub(crate) threads: Vec<ThreadScan>,
+    /// The stream was read as JSON Lines (not whole, as one pretty-printed document).
+    pub(crate) lines: bool,
+    /// The dialect the message lines were read as.
+    pub(crate) dialect: Option<&'static dyn Dialect>,
+}
+
+/// One message-per-line thread as the walk left it, for a streaming repair.
+#[derive(Debug)]
+pub(crate) struct ThreadScan {
+    /// The thread's defects (what lint reports), in walk order.
+    pub defects: Vec<analysis::Defect>,
+    /// Nothing in the thread may be repaired (foreign or unread messages, or a dialect whose
+    /// logs are not repaired).
+    pub read_only: bool,
+    /// The index of the thread's first message holding only a result (the model a
+    /// placeholder copies), if any.
+    pub sample: Option<usize>,
 }
 
 /// Lint a JSON Lines stream. `--tail` and `--profile deerflow` need the whole file and are not
@@ -101,6 +121,7 @@ fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamRepo
             })
             .collect(),
         skippable: analysed.doc.skippable(),
+        ..StreamReport::default()
     }
 }
 
@@ -132,7 +153,9 @@ fn stream_lines<R: BufRead>(
     )?;
     let (log_like, blank) = (lines.log_like(), !lines.saw_value());
     let chosen = lines.finish(&mut sink);
-    Ok(sink.finish(chosen, log_like, blank, chain))
+    let mut report = sink.finish(chosen, log_like, blank, chain);
+    report.lines = true;
+    Ok(report)
 }
 
 struct ThreadWalk {
@@ -143,6 +166,8 @@ struct ThreadWalk {
     last_turn: usize,
     /// The main thread of a Claude Code file, held until its resumed chain is known.
     held: Option<Held>,
+    /// The index of the first message holding only a result.
+    sample: Option<usize>,
 }
 
 impl ThreadWalk {
@@ -150,6 +175,9 @@ impl ThreadWalk {
         self.numbering.number(&mut m);
         if !m.continuation {
             self.last_turn = m.index;
+        }
+        if self.sample.is_none() && crate::edit::is_sample_result(&m) {
+            self.sample = Some(m.index);
         }
         self.walker.push(&m);
     }
@@ -294,6 +322,7 @@ impl Streamer<'_> {
                     unread: Vec::new(),
                     numbering: Default::default(),
                     last_turn: 0,
+                    sample: None,
                 });
                 self.threads.len() - 1
             }
@@ -310,6 +339,7 @@ impl Streamer<'_> {
         let threads = std::mem::take(&mut self.threads);
         let mut report = self.report;
         if let Some((d, why)) = chosen {
+            report.dialect = Some(d);
             let judge = target::judge(d, self.target);
             let count = threads.len().max(1);
             let chain = resumable(d, chain);
@@ -352,14 +382,25 @@ impl Streamer<'_> {
                     .findings
                     .extend(unread_finding(self.path, index, &t.unread, shown));
                 if !t.unread.is_empty() {
+                    report.threads.push(ThreadScan {
+                        defects: Vec::new(),
+                        read_only: true,
+                        sample: t.sample,
+                    });
                     continue;
                 }
-                for defect in sent(d, t.walker.finish()) {
-                    count_dangling(&mut report.stats, &defect);
+                let defects = sent(d, t.walker.finish());
+                for defect in &defects {
+                    count_dangling(&mut report.stats, defect);
                     report
                         .findings
-                        .push(describe(self.path, &info, d, &judge, &defect));
+                        .push(describe(self.path, &info, d, &judge, defect));
                 }
+                report.threads.push(ThreadScan {
+                    defects,
+                    read_only: info.read_only,
+                    sample: t.sample,
+                });
             }
             report.conversations += count;
             for f in &mut self.line_findings {

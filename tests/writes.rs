@@ -286,3 +286,42 @@ fn in_place_refuses_standard_input_and_pipes() {
     let err = write::in_place(Path::new("/dev/null"), b"", b"x", None).unwrap_err();
     assert!(err.to_string().contains("not a regular file"), "{err}");
 }
+
+#[test]
+fn a_staged_file_is_not_put_over_a_file_that_changed() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("live.jsonl");
+    fs::write(&p, DANGLING).unwrap();
+    let stamp = write::Stamp::of(&p).unwrap();
+    // The agent appends a line while the repair streams.
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&p)
+        .unwrap()
+        .write_all(b"{\"role\":\"user\",\"content\":\"more\"}\n")
+        .unwrap();
+    let appended = fs::read_to_string(&p).unwrap();
+    let mut staged = write::Staged::next_to(&p).unwrap();
+    staged.file().write_all(b"repaired\n").unwrap();
+    let err = staged.replace(&p, &stamp, None, Some(".bak")).unwrap_err();
+    assert!(matches!(err, Error::Changed(_)), "{err}");
+    assert_eq!(fs::read_to_string(&p).unwrap(), appended);
+    assert!(!dir.path().join("live.jsonl.bak").exists());
+    no_leftovers(dir.path());
+
+    // Unchanged: replaced, with the original kept as the backup and its permissions.
+    set_mode(&p, 0o640);
+    let stamp = write::Stamp::of(&p).unwrap();
+    let mut staged = write::Staged::next_to(&p).unwrap();
+    staged.file().write_all(b"repaired\n").unwrap();
+    staged.replace(&p, &stamp, None, Some(".bak")).unwrap();
+    assert_eq!(fs::read_to_string(&p).unwrap(), "repaired\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("live.jsonl.bak")).unwrap(),
+        appended
+    );
+    assert_eq!(mode(&p), 0o640);
+    assert_eq!(mode(&dir.path().join("live.jsonl.bak")), 0o640);
+    no_leftovers(dir.path());
+}

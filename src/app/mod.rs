@@ -11,6 +11,7 @@ mod detect_cmd;
 mod docs_cmd;
 mod lint_cmd;
 mod repair_cmd;
+mod repair_stream;
 mod sessions_cmd;
 mod simulate_cmd;
 mod work;

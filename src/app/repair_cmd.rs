@@ -15,6 +15,7 @@ use super::audit::FileRecord;
 use super::config::Configured;
 use toolmend::io::write;
 
+use super::repair_stream::{Target, Written};
 use super::work::{Meter, Work};
 use super::{Status, lint_options, report_errors, stdout_color};
 
@@ -106,11 +107,24 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
         }
     }
     let work = Work::new(a.input.threads, !a.input.no_progress)?;
+    // Where a repair streamed as it reads goes; the diff and the audit record need both
+    // versions whole.
+    let target = if json || a.diff {
+        None
+    } else if let Some(path) = &a.output {
+        Some(Target::File(path))
+    } else if a.in_place {
+        Some(Target::InPlace)
+    } else if a.check {
+        Some(Target::Nowhere)
+    } else {
+        Some(Target::Stdout)
+    };
     work.each(
         &inputs,
         |input, meter| {
             let setup = &configured.of(input).settings;
-            mend(input, &setup.lint, &setup.repair, meter)
+            mend(input, &setup.lint, &setup.repair, target, meter)
         },
         |input, done| {
             let Done {
@@ -119,6 +133,9 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
                 counts,
                 skipped,
                 refused,
+                streamed,
+                note,
+                whole,
             } = match done {
                 Ok(done) => done,
                 Err(e) => {
@@ -128,6 +145,14 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
             };
             if skipped {
                 return Ok(());
+            }
+            if let Some(why) = note
+                && !a.quiet
+            {
+                super::say(format_args!(
+                    "{}: read whole, not as a stream ({why}): memory grows with the file",
+                    toolmend::escape_control(&input.name)
+                ));
             }
             changed_any |= repaired.changed;
             if !a.quiet && !json {
@@ -150,7 +175,28 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
                 ));
             }
             tally.add(counts, &repaired);
-            if to_stdout {
+            if let Some(written) = streamed {
+                let put = match written {
+                    Written::Nothing => Ok(()),
+                    Written::Stdout(mut file) => {
+                        use std::io::Seek;
+                        file.rewind()?;
+                        std::io::copy(&mut file, &mut out)?;
+                        Ok(())
+                    }
+                    Written::Staged(staged, _) if a.output.is_some() => staged.commit(),
+                    Written::Staged(_, _) if !repaired.changed => Ok(()),
+                    Written::Staged(staged, stamp) => staged.replace(
+                        input.path.as_deref().expect("checked above"),
+                        &stamp.expect("a file has a stamp"),
+                        whole.then_some(loaded.as_slice()),
+                        a.backup.as_deref(),
+                    ),
+                };
+                if let Err(e) = put {
+                    errors.push(e.into());
+                }
+            } else if to_stdout {
                 out.write_all(&repaired.output)?;
             } else if let Some(path) = &a.output {
                 if let Err(e) = write::atomic_write(path, &repaired.output) {
@@ -231,8 +277,16 @@ fn repair_options(a: &RepairArgs) -> RepairOptions {
 
 /// One input read, analysed and repaired (on a worker thread).
 struct Done {
+    /// The input (empty when it was repaired as a stream).
     loaded: Vec<u8>,
+    /// What the repair did (its output empty when it was streamed into `streamed`).
     repaired: Repaired,
+    /// The output of a repair streamed as it read.
+    streamed: Option<Written>,
+    /// Why a large JSON Lines file was read whole instead.
+    note: Option<String>,
+    /// The input was read whole (`loaded` holds it).
+    whole: bool,
     counts: Counts,
     /// Found by a directory walk and nothing in it is log-shaped (a package.json): passed over.
     skipped: bool,
@@ -273,17 +327,71 @@ struct Counts {
     fixed: usize,
 }
 
-/// Read, analyse and repair one input.
+/// Read, analyse and repair one input: a JSON Lines file as a stream into `target` when it
+/// can be, else whole.
 fn mend(
     input: &toolmend::io::inputs::Input,
     lint_opts: &toolmend::Options,
     options: &RepairOptions,
+    target: Option<Target<'_>>,
     meter: &Meter,
 ) -> Result<Done> {
-    let loaded = toolmend::io::inputs::load(input)?;
+    let mut note = None;
+    let mut spooled = None;
+    let eligible = super::repair_stream::eligible(input, lint_opts);
+    if target.is_none() && eligible {
+        let size = input
+            .path
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len());
+        note = (size >= super::repair_stream::NOTE_ABOVE)
+            .then(|| "--diff and --format json need both versions whole".to_string());
+    }
+    if let Some(target) = target
+        && eligible
+    {
+        match super::repair_stream::repair(input, lint_opts, options, target, meter)? {
+            Ok((streamed, written)) => return Ok(streamed_done(input, streamed, written)),
+            Err((why, kept)) => {
+                let size = match (&kept, input.path.as_deref()) {
+                    (Some(file), _) => file.metadata().map_or(0, |m| m.len()),
+                    (None, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
+                    (None, None) => 0,
+                };
+                note = (size >= super::repair_stream::NOTE_ABOVE).then_some(why);
+                spooled = kept;
+            }
+        }
+    }
+    // What the file was before reading, to refuse an in-place rewrite if it changes.
+    let stamp = match (target, input.path.as_deref()) {
+        (Some(Target::InPlace), Some(path)) => Some(write::Stamp::of(path)?),
+        _ => None,
+    };
+    let loaded = match spooled {
+        // Standard input was kept in a temporary file for the streaming attempt.
+        Some(mut file) => {
+            use std::io::{Read, Seek};
+            let mut bytes = Vec::new();
+            file.rewind()
+                .and_then(|_| file.read_to_end(&mut bytes))
+                .map_err(|e| anyhow::anyhow!("cannot read standard input again: {e}"))?;
+            bytes
+        }
+        None => toolmend::io::inputs::load(input)?,
+    };
     meter.add(loaded.len() as u64);
     let analysed = toolmend::analyse(&input.name, &loaded, lint_opts);
-    let repaired = analysed.repair(&loaded, options);
+    let (repaired, streamed) = match target {
+        Some(target) => {
+            let (repaired, written) = super::repair_stream::whole_into(
+                input, &loaded, &analysed, options, target, stamp,
+            )?;
+            (repaired, Some(written))
+        }
+        None => (analysed.repair(&loaded, options), None),
+    };
     let findings = analysed.findings("");
     let counts = counts(findings.len(), &repaired);
     // What toolmend cannot read is never repaired: say so, and why.
@@ -297,7 +405,40 @@ fn mend(
         counts,
         skipped: input.walked && analysed.doc.skippable(),
         refused,
+        streamed,
+        note,
+        whole: true,
     })
+}
+
+/// The [`Done`] of a repair streamed as it read.
+fn streamed_done(
+    input: &toolmend::io::inputs::Input,
+    streamed: toolmend::Streamed,
+    written: Written,
+) -> Done {
+    let repaired = Repaired {
+        output: Vec::new(),
+        placeholders: streamed.placeholders,
+        fixed: Vec::new(),
+        fixed_later: 0,
+        changed: streamed.changed,
+        edits: Vec::new(),
+        torn_tail: streamed.torn_tail,
+    };
+    Done {
+        loaded: Vec::new(),
+        repaired,
+        counts: Counts {
+            total: streamed.findings,
+            fixed: streamed.fixed,
+        },
+        skipped: input.walked && streamed.skippable,
+        refused: streamed.refused,
+        streamed: Some(written),
+        note: None,
+        whole: false,
+    }
 }
 
 /// `total` findings, and how many of them `repaired` fixed.

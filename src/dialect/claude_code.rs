@@ -51,6 +51,11 @@ pub const CLIENT: &str = "2.1.332";
 const SERVER_CALLS: &[&str] = &["server_tool_use", "mcp_tool_use"];
 
 impl Dialect for ClaudeCode {
+    fn streams(&self) -> bool {
+        // Not one window at a time: resume sends a chain known only at the end of the file.
+        false
+    }
+
     fn name(&self) -> &'static str {
         "claude-code"
     }

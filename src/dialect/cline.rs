@@ -130,6 +130,11 @@ fn last_turn(conv: &Conversation, at: usize) -> bool {
 }
 
 impl Dialect for Cline {
+    fn streams(&self) -> bool {
+        // Not one window at a time: the app settles a trailing call, judged on the whole task.
+        false
+    }
+
     fn name(&self) -> &'static str {
         "cline"
     }

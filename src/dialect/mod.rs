@@ -180,6 +180,15 @@ pub trait Dialect: Sync {
         true
     }
 
+    /// Whether a repair may read this dialect's JSON Lines one answer window at a time,
+    /// without holding the file (see `repair::stream_lines`). `false` for a dialect whose
+    /// verdict or fix looks at the whole conversation or document ([`Dialect::repairable`],
+    /// [`Dialect::settled_by_app`], a chain known only at the end) or whose lines are records
+    /// replayed before the walk.
+    fn streams(&self) -> bool {
+        !self.record_log()
+    }
+
     /// Whether the lines of a JSON Lines file are a log of record updates (Gemini CLI's
     /// recordings), to be replayed with [`Dialect::record_op`] before the walk.
     fn record_log(&self) -> bool {

@@ -58,6 +58,11 @@ fn is_info(tree: &Tree<'_>, node: NodeId) -> bool {
 }
 
 impl Dialect for OpenCode {
+    fn streams(&self) -> bool {
+        // Not one window at a time: the app settles running tools, judged on the whole session.
+        false
+    }
+
     fn name(&self) -> &'static str {
         "opencode"
     }

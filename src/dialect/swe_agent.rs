@@ -34,6 +34,11 @@ pub struct SweAgent;
 const TOOL_ENTRY_KEYS: &[&str] = &["message_type", "role", "content", "agent", "tool_call_ids"];
 
 impl Dialect for SweAgent {
+    fn streams(&self) -> bool {
+        // Not one window at a time: its repairability looks at every result of the conversation.
+        false
+    }
+
     fn name(&self) -> &'static str {
         "swe-agent"
     }

@@ -190,9 +190,12 @@ impl<'a> RepairCx<'a> {
 
 /// The first message of `conv` holding only a result (see [`RepairCx::sample_result`]).
 pub(crate) fn first_result(conv: &Conversation) -> Option<&Message> {
-    conv.messages
-        .iter()
-        .find(|m| m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty())
+    conv.messages.iter().find(|m| is_sample_result(m))
+}
+
+/// Does `m` hold only one result, as a whole message (what [`first_result`] looks for)?
+pub(crate) fn is_sample_result(m: &Message) -> bool {
+    m.results.len() == 1 && m.results[0].whole_message && m.calls.is_empty()
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

@@ -9,6 +9,6 @@ mod options;
 mod set;
 
 pub use cx::RepairCx;
-pub(crate) use cx::first_result;
+pub(crate) use cx::{first_result, is_sample_result};
 pub use options::{DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
 pub use set::{Edit, EditSet};

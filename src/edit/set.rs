@@ -122,6 +122,15 @@ impl EditSet {
 
     /// Apply to `src`. Insertions at one offset keep the order they were added in.
     pub fn apply(&self, src: &[u8]) -> Vec<u8> {
+        let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
+        let mut out = Vec::with_capacity(src.len() + extra);
+        self.write_to(src, &mut out)
+            .expect("writing to memory does not fail");
+        out
+    }
+
+    /// Write `src` with the edits applied to `out`, without building the result in memory.
+    pub fn write_to(&self, src: &[u8], out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut order: Vec<usize> = (0..self.edits.len()).collect();
         order.sort_by_key(|&i| {
             (
@@ -130,20 +139,17 @@ impl EditSet {
                 i,
             )
         });
-        let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
-        let mut out = Vec::with_capacity(src.len() + extra);
         let mut at = 0;
         for i in order {
             let e = &self.edits[i];
             if e.start < at {
                 continue;
             }
-            out.extend_from_slice(&src[at..e.start]);
-            out.extend_from_slice(&e.text);
+            out.write_all(&src[at..e.start])?;
+            out.write_all(&e.text)?;
             at = e.end;
         }
-        out.extend_from_slice(&src[at..]);
-        out
+        out.write_all(&src[at..])
     }
 }
 

@@ -108,3 +108,129 @@ fn commit(tmp: NamedTempFile, target: &Path) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// What identifies one version of a file without holding its bytes: its length and the time
+/// it was last modified (a write changes them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stamp {
+    /// The stamp of the file at `path` now.
+    pub fn of(path: &Path) -> Result<Stamp, Error> {
+        let meta = fs::metadata(path).map_err(|e| Error::io(path, "cannot read", e))?;
+        Ok(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+}
+
+/// A new version of a file, written as a stream into a temporary file next to it, then put in
+/// its place atomically (for content too large to hold in memory).
+#[derive(Debug)]
+pub struct Staged {
+    tmp: NamedTempFile,
+    target: PathBuf,
+}
+
+impl Staged {
+    /// Start a new version of `target` (a symlink is followed: its target is replaced).
+    pub fn next_to(target: &Path) -> Result<Staged, Error> {
+        let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+        let tmp = stage(&real, &[], None)?;
+        Ok(Staged { tmp, target: real })
+    }
+
+    /// Where the new content is written.
+    pub fn file(&mut self) -> &mut fs::File {
+        self.tmp.as_file_mut()
+    }
+
+    /// Put the new content in place of the target (created when missing).
+    pub fn commit(self) -> Result<(), Error> {
+        let meta = fs::metadata(&self.target)
+            .ok()
+            .filter(fs::Metadata::is_file);
+        self.finish(meta.as_ref())?;
+        commit(self.tmp, &self.target)
+    }
+
+    /// Put the new content in place of the file at `path` read with stamp `was` (and, when
+    /// given, holding `original`), as [`in_place`] does: refused when the file is read-only or
+    /// changed meanwhile, and with `backup`, the original first kept as `<file><suffix>`
+    /// (copied, never held in memory).
+    pub fn replace(
+        self,
+        path: &Path,
+        was: &Stamp,
+        original: Option<&[u8]>,
+        backup: Option<&str>,
+    ) -> Result<(), Error> {
+        let meta = fs::metadata(&self.target).map_err(|e| Error::io(path, "cannot read", e))?;
+        let writable = fs::OpenOptions::new()
+            .write(true)
+            .open(&self.target)
+            .is_ok();
+        if meta.permissions().readonly() || !writable {
+            return Err(Error::ReadOnly(path.to_path_buf()));
+        }
+        self.finish(Some(&meta))?;
+        let same = match original {
+            Some(bytes) => holds(&self.target, bytes)?,
+            None => true,
+        };
+        if !same || Stamp::of(&self.target)? != *was {
+            return Err(Error::Changed(path.to_path_buf()));
+        }
+        if let Some(suffix) = backup {
+            let mut name = self.target.clone().into_os_string();
+            name.push(suffix);
+            let backup_path = PathBuf::from(name);
+            let mut copy = Staged::next_to(&backup_path)?;
+            let mut original = fs::File::open(&self.target)
+                .map_err(|e| Error::io(&self.target, "cannot read", e))?;
+            std::io::copy(&mut original, copy.file())
+                .map_err(|e| Error::io(&backup_path, "cannot write the backup", e))?;
+            copy.finish(Some(&meta))?;
+            commit(copy.tmp, &backup_path)?;
+        }
+        commit(self.tmp, &self.target)
+    }
+
+    /// Flush to disk, and give the new file the permissions and owner of `like`.
+    fn finish(&self, like: Option<&fs::Metadata>) -> Result<(), Error> {
+        let file = self.tmp.as_file();
+        file.sync_all()
+            .map_err(|e| Error::io(&self.target, "cannot write a temporary file", e))?;
+        if let Some(meta) = like {
+            file.set_permissions(meta.permissions()).map_err(|e| {
+                Error::io(&self.target, "cannot set permissions on the new file", e)
+            })?;
+            keep_owner(file, meta);
+        }
+        Ok(())
+    }
+}
+
+/// Does the file at `path` hold exactly `bytes`? (Read in pieces, not into memory.)
+fn holds(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    use std::io::Read;
+    let mut file = fs::File::open(path).map_err(|e| Error::io(path, "cannot read", e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        let n = file
+            .read(&mut buf)
+            .map_err(|e| Error::io(path, "cannot read", e))?;
+        if n == 0 {
+            return Ok(at == bytes.len());
+        }
+        if bytes.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
+    }
+}

@@ -13,6 +13,11 @@ use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
 use crate::rules::{Applicability, Rule};
 
+mod stream;
+mod window;
+
+pub use stream::{NotStreamed, Streamed, stream_lines};
+
 pub use crate::edit::{
     DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
 };
@@ -109,6 +114,18 @@ impl Analysed {
     pub fn repair(&self, src: &[u8], options: &RepairOptions) -> Repaired {
         document(src, self, options)
     }
+
+    /// [`Analysed::repair`], writing the output to `out` instead of returning it (the
+    /// result's `output` is empty): the repaired document is not held in memory beside the
+    /// original.
+    pub fn repair_to(
+        &self,
+        src: &[u8],
+        options: &RepairOptions,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<Repaired> {
+        document_to(src, self, options, out)
+    }
 }
 
 /// Rounds of repair at most (see [`document`]).
@@ -122,6 +139,54 @@ const MAX_ROUNDS: usize = 8;
 /// Rounds go on while some fix was held back, so the output is a fixed point: repairing it
 /// again changes nothing.
 pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Repaired {
+    let (first, torn_tail) = first_round(src, analysed, options);
+    let output = first_output(&first, src);
+    further_rounds(first, torn_tail, src, output, analysed, options)
+}
+
+/// The output of the first round.
+fn first_output(first: &Round, src: &[u8]) -> Vec<u8> {
+    if first.edits.is_empty() {
+        src.to_vec()
+    } else {
+        first.edits.apply(src)
+    }
+}
+
+/// Repair like [`document`], writing the output to `out` instead of returning it (its
+/// `output` is left empty): when no fix waits for another round, the output is written
+/// straight from `src` and the edits, never held in memory a second time.
+pub fn document_to(
+    src: &[u8],
+    analysed: &Analysed,
+    options: &RepairOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<Repaired> {
+    let (first, torn_tail) = first_round(src, analysed, options);
+    if first.deferred {
+        let output = first_output(&first, src);
+        let mut repaired = further_rounds(first, torn_tail, src, output, analysed, options);
+        out.write_all(&repaired.output)?;
+        repaired.output = Vec::new();
+        return Ok(repaired);
+    }
+    first.edits.write_to(src, out)?;
+    Ok(further_rounds(
+        first,
+        torn_tail,
+        src,
+        Vec::new(),
+        analysed,
+        options,
+    ))
+}
+
+/// The first round of a repair, with the torn final line dropped when asked.
+fn first_round(
+    src: &[u8],
+    analysed: &Analysed,
+    options: &RepairOptions,
+) -> (Round, Option<(usize, usize)>) {
     let mut first = round(src, analysed, options);
     let torn_tail = options
         .drop_torn_tail
@@ -140,13 +205,22 @@ pub fn document(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Rep
             first.made.push((None, label, group));
         }
     }
+    (first, torn_tail)
+}
+
+/// The repair after its first round: further rounds over `output` (the first round's
+/// output; it may be left empty when no fix was held back) while fixes were held back.
+fn further_rounds(
+    first: Round,
+    torn_tail: Option<(usize, usize)>,
+    src: &[u8],
+    output: Vec<u8>,
+    analysed: &Analysed,
+    options: &RepairOptions,
+) -> Repaired {
     let mut repaired = Repaired {
         changed: !first.edits.is_empty(),
-        output: if first.edits.is_empty() {
-            src.to_vec()
-        } else {
-            first.edits.apply(src)
-        },
+        output,
         placeholders: first.placeholders,
         fixed: first.fixed,
         fixed_later: first.tree_fixed,
@@ -238,7 +312,8 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
         let d = dialect_of(conv);
         let window = crate::target::judge(d, analysed.options.target).window;
-        let p = plan(src, conv, d, window, defects, options, &mut r.edits);
+        let sample = crate::edit::first_result(conv);
+        let p = plan(src, conv, d, window, defects, options, sample, &mut r.edits);
         r.made
             .extend(p.made.into_iter().map(|(l, g)| (Some(conv.index), l, g)));
         r.placeholders += p.placeholders;
@@ -322,44 +397,57 @@ fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Ed
 /// of the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
 /// response turn answers together).
 pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
+    window_scan(&conv.messages, owner, window).0
+}
+
+/// [`window_end`] over `messages` (indexed by message index), and whether a message after the
+/// window closed it (`false` when the window runs to the end of `messages`, so that a later
+/// message could still belong to it).
+pub(crate) fn window_scan(messages: &[Message], owner: usize, window: Window) -> (usize, bool) {
+    // Positions in `messages` stand for message indices (they are equal in a conversation).
     let mut end = owner;
     if window == Window::NextResponseTurn {
-        for m in &conv.messages[owner + 1..] {
+        for (k, m) in messages[owner + 1..].iter().enumerate() {
             if m.role != Role::Assistant || m.calls.is_empty() {
-                break;
+                return (end, true);
             }
-            end = m.index;
+            end = owner + 1 + k;
         }
-        return end;
+        return (end, false);
     }
     let runs = matches!(window, Window::CallRun | Window::AfterCall);
-    for m in &conv.messages[owner + 1..] {
+    let mut closed = false;
+    for (k, m) in messages[owner + 1..].iter().enumerate() {
         let inside = m.continuation
             || m.role == Role::Tool
             || (runs
                 && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
         if !inside {
+            closed = true;
             break;
         }
-        end = m.index;
+        end = owner + 1 + k;
     }
     // Trailing items that are not results (reasoning before the next turn) stay after.
-    while end > owner && conv.messages[end].role != Role::Tool && !conv.messages[end].continuation {
+    while end > owner && messages[end].role != Role::Tool && !messages[end].continuation {
         end -= 1;
     }
-    end
+    (end, closed)
 }
 
 /// Plan the repair of one conversation read as `dialect` and judged with answer `window`: the
 /// fixes [`fix_for`] offers, safe ones first (moves into the answer window, then placeholders),
-/// then the unsafe ones its policies ask for.
-pub fn plan(
-    src: &[u8],
-    conv: &Conversation,
-    dialect: &dyn Dialect,
+/// then the unsafe ones its policies ask for. `sample` is the conversation's first message
+/// holding only a result (placeholders copy its key order).
+#[allow(clippy::too_many_arguments)]
+pub fn plan<'a>(
+    src: &'a [u8],
+    conv: &'a Conversation,
+    dialect: &'a dyn Dialect,
     window: Window,
     defects: &[Defect],
-    options: &RepairOptions,
+    options: &'a RepairOptions,
+    sample: Option<&'a Message>,
     edits: &mut EditSet,
 ) -> Plan {
     if conv.container == crate::model::Container::Scattered
@@ -377,7 +465,7 @@ pub fn plan(
         dialect,
         window,
         options,
-        sample: crate::edit::first_result(conv),
+        sample,
         offered: defects
             .iter()
             .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))

@@ -1,0 +1,764 @@
+//! Streaming repair of JSON Lines: the file is read twice and never held whole.
+//!
+//! The first pass is the streaming lint (`lint_lines`): it finds every defect of every thread,
+//! so the second pass knows in advance which messages each fix needs. The second pass reads the
+//! lines again and writes the output as it goes. It keeps only the lines from the oldest
+//! message a pending fix still needs, and plans each group of fixes (fixes whose messages
+//! overlap) with the same planner as a whole-document repair, over a small buffer holding just
+//! those lines, once their answer windows have closed. So memory follows the longest line and
+//! the span of messages between a broken call and the end of its answer window, not the file,
+//! and the output is byte for byte what the whole-document repair writes.
+//!
+//! What cannot be done one window at a time is refused with the reason ([`NotStreamed::Whole`])
+//! before anything is promised: the caller then repairs the file whole, and says so.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Write};
+
+use crate::analysis::{Defect, WalkOptions, Window};
+use crate::dialect::Dialect;
+use crate::edit::{EditSet, RepairOptions};
+use crate::fix::fix_for;
+use crate::lint::{LintOptions, dialect_of, sent};
+use crate::model::{Container, Conversation, Foreign, Message, Unread};
+use crate::read::{LineSink, LinesReader, Numbering, Problem, TORN_FINAL_LINE};
+use crate::rules::{Applicability, Rule};
+use crate::stream::ThreadScan;
+use crate::target;
+
+use super::window::{Rebase, reach};
+use super::{Edit, OrphanPolicy, plan, window_scan};
+
+/// What a streaming repair did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Streamed {
+    /// Findings of the file (what `lint` reports), fixed or not.
+    pub findings: usize,
+    /// Findings fixed (the torn final line dropped counts as one).
+    pub fixed: usize,
+    /// Placeholder results inserted.
+    pub placeholders: usize,
+    /// Whether anything changed.
+    pub changed: bool,
+    /// The torn final line removed (`--truncated drop`): its number and length in bytes.
+    pub torn_tail: Option<(usize, usize)>,
+    /// Why toolmend did not repair the file at all (it could not read it: TM009).
+    pub refused: Option<String>,
+    /// Nothing in the file looked like a log (a directory walk skips it).
+    pub skippable: bool,
+}
+
+/// Why a file was not repaired as a stream.
+#[derive(Debug, thiserror::Error)]
+pub enum NotStreamed {
+    /// Reading or writing failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The repair needs the whole file, for this reason: repair it whole.
+    #[error("{0}")]
+    Whole(String),
+}
+
+/// Repair a JSON Lines file as a stream, writing the repaired bytes to `out`. `open` gives a
+/// fresh reader of the file from its start (it is called twice).
+///
+/// On [`NotStreamed::Whole`] part of the output may already have been written: the caller
+/// discards it (write to a temporary file) and repairs the file whole.
+pub fn stream_lines<'r>(
+    name: &str,
+    open: &dyn Fn() -> io::Result<Box<dyn BufRead + 'r>>,
+    lint: &LintOptions,
+    options: &RepairOptions,
+    out: &mut dyn Write,
+) -> Result<Streamed, NotStreamed> {
+    let whole = |why: &str| Err(NotStreamed::Whole(why.to_string()));
+    if lint.tail.is_some() || lint.deerflow || options.before_results {
+        return whole("--tail and --profile deerflow judge the file as a whole");
+    }
+    if options.reid {
+        return whole("--reid renames calls across the whole conversation");
+    }
+    if let Some(d) = first_dialect(&mut *open()?, lint)?
+        && !d.streams()
+    {
+        // Known from the first lines: spare the first reading.
+        return Err(NotStreamed::Whole(format!(
+            "{} logs are judged on the whole file",
+            d.name()
+        )));
+    }
+    let report = crate::stream::lint_lines(name, open()?, lint)?;
+    if !report.lines {
+        return whole("the file is one JSON document, not JSON Lines");
+    }
+    if let Some(d) = report.dialect
+        && !d.streams()
+    {
+        return Err(NotStreamed::Whole(format!(
+            "{} logs are judged on the whole file",
+            d.name()
+        )));
+    }
+    let refused = report
+        .findings
+        .iter()
+        .find(|f| f.rule == Rule::UnrecognizedLog)
+        .map(|f| f.message.clone());
+    let done = Streamed {
+        findings: report.findings.len(),
+        refused,
+        skippable: report.skippable,
+        ..Streamed::default()
+    };
+    let thread_count = match report.dialect {
+        Some(_) => report.threads.len().max(1),
+        None => 0,
+    };
+    let fixes = report
+        .threads
+        .iter()
+        .any(|t| !t.read_only && !t.defects.is_empty());
+    let line_conversations = report.conversations > thread_count;
+    let torn = options.drop_torn_tail
+        && report
+            .findings
+            .iter()
+            .any(|f| f.message.starts_with(TORN_FINAL_LINE));
+    if done.refused.is_some() || !(fixes || line_conversations || torn) {
+        // Nothing to change: the output is the input.
+        io::copy(&mut open()?, out)?;
+        return Ok(done);
+    }
+    let threads = match report.dialect {
+        Some(d) => report
+            .threads
+            .into_iter()
+            .map(|scan| thread(d, scan, lint, options))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut writer = Writer {
+        lint,
+        options,
+        dialect: report.dialect,
+        threads,
+        thread_count,
+        line_conversations: 0,
+        out,
+        written: 0,
+        edits: Vec::new(),
+        sequence: 0,
+        waiting: report.dialect.is_some(),
+        failed: None,
+        done,
+    };
+    let mut arrivals = Arrivals {
+        dialect: report.dialect,
+        ..Arrivals::default()
+    };
+    let mut kept = Kept::default();
+    let mut lines = LinesReader::new(&lint.read);
+    let mut input = open()?;
+    let mut number = 0;
+    let mut at = 0;
+    let mut eof = false;
+    let mut torn = None;
+    loop {
+        // The next line: up to its newline, reading more as needed.
+        let found = memchr::memchr(b'\n', &kept.bytes[at - kept.base..]);
+        let Some(k) = found.or_else(|| eof.then_some(kept.end() - at).filter(|&n| n > 0)) else {
+            if eof {
+                break;
+            }
+            eof = fill(&mut *input, &mut kept)?;
+            continue;
+        };
+        let body_end = at + k;
+        let line_end = (body_end + 1).min(kept.end());
+        if line_end == kept.end() && !eof {
+            // Whether this line is the last one: only the end of the input tells.
+            eof = fill(&mut *input, &mut kept)?;
+            if !eof || found.is_none() {
+                continue;
+            }
+        }
+        number += 1;
+        let last = eof && line_end == kept.end();
+        let mut text = kept.slice(at, body_end);
+        if text.last() == Some(&b'\r') {
+            text = &text[..text.len() - 1];
+        }
+        let max = lint.read.max_line_bytes;
+        let long = (max > 0 && text.len() > max).then_some(text.len());
+        let text = if long.is_some() { &[][..] } else { text };
+        lines.line(number, at, text, long, last, &mut arrivals);
+        if let Some(line) = arrivals.torn.take() {
+            torn = Some((at, line));
+        }
+        writer.arrived(&mut arrivals, &kept, line_end);
+        writer.plan_ready(&kept, line_end, false);
+        writer.flush(&mut kept, at, false)?;
+        at = line_end;
+        if let Some(why) = writer.failed.take() {
+            return Err(NotStreamed::Whole(why));
+        }
+    }
+    lines.finish(&mut arrivals);
+    let end = kept.end();
+    writer.arrived(&mut arrivals, &kept, end);
+    writer.plan_ready(&kept, end, true);
+    if let Some((start, line)) = torn.filter(|_| options.drop_torn_tail) {
+        writer.done.torn_tail = Some((line, end - start));
+        writer.done.fixed += 1;
+        writer.push_edit(Edit::delete(start, end));
+    }
+    if let Some(why) = writer.failed.take() {
+        return Err(NotStreamed::Whole(why));
+    }
+    writer.flush(&mut kept, end, true)?;
+    writer.out.flush()?;
+    Ok(writer.done)
+}
+
+/// The dialect the first lines of `input` (its first MiB at most) are read as, if one claims
+/// them.
+fn first_dialect(
+    input: &mut dyn BufRead,
+    lint: &LintOptions,
+) -> io::Result<Option<&'static dyn Dialect>> {
+    let mut head = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(input, 1 << 20), &mut head)?;
+    let mut lines = LinesReader::new(&lint.read);
+    let mut sink = Arrivals::default();
+    let mut start = 0;
+    for (number, line) in head.split_inclusive(|&b| b == b'\n').enumerate() {
+        // Only whole lines: a cut one would read as invalid.
+        if let Some(text) = line.strip_suffix(b"\n") {
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            lines.line(number + 1, start, text, None, false, &mut sink);
+        }
+        start += line.len();
+    }
+    Ok(lines.finish(&mut sink).map(|(d, _)| d))
+}
+
+/// Read more of `input` onto the end of `kept`; `true` at the end of the input.
+fn fill(input: &mut dyn BufRead, kept: &mut Kept) -> io::Result<bool> {
+    let chunk = input.fill_buf()?;
+    if chunk.is_empty() {
+        return Ok(true);
+    }
+    let n = chunk.len();
+    kept.bytes.extend_from_slice(chunk);
+    input.consume(n);
+    Ok(false)
+}
+
+/// The second pass's state of one thread the first pass walked.
+fn thread(
+    d: &'static dyn Dialect,
+    scan: ThreadScan,
+    lint: &LintOptions,
+    options: &RepairOptions,
+) -> Thread {
+    let judge = target::judge(d, lint.target);
+    let mut pending: Vec<Pending> = if scan.read_only {
+        Vec::new()
+    } else {
+        scan.defects
+            .into_iter()
+            .filter(|defect| acts(d, defect, options))
+            .map(|defect| {
+                let (lo, hi, owner) = reach(&defect);
+                Pending {
+                    defect,
+                    lo,
+                    hi,
+                    owner,
+                }
+            })
+            .collect()
+    };
+    // The planner takes a conversation's defects in walk order; a stable sort keeps it
+    // within a group.
+    pending.sort_by_key(|p| p.lo);
+    Thread {
+        window: judge.window,
+        numbering: Numbering::default(),
+        kept: VecDeque::new(),
+        lines: VecDeque::new(),
+        first: 0,
+        pending: pending.into(),
+        sample_at: scan.sample,
+        sample: None,
+    }
+}
+
+/// Does the repair act on `defect` (a safe fix, or an unsafe one its policies ask for)?
+fn acts(dialect: &dyn Dialect, defect: &Defect, options: &RepairOptions) -> bool {
+    match fix_for(dialect, defect, false).map(|f| f.applicability) {
+        Some(Applicability::Safe) => true,
+        Some(Applicability::Unsafe) => match defect {
+            Defect::Orphan { .. } => options.orphans != OrphanPolicy::Keep,
+            Defect::DuplicateResult { .. } => options.duplicates.is_some(),
+            _ => options.reid,
+        },
+        _ => false,
+    }
+}
+
+/// A defect whose fix is still to be planned, with the messages it needs.
+#[derive(Debug)]
+struct Pending {
+    defect: Defect,
+    lo: usize,
+    hi: usize,
+    /// The calling message whose answer window the fix places results after.
+    owner: Option<usize>,
+}
+
+/// One message-per-line thread in the second pass.
+#[derive(Debug)]
+struct Thread {
+    window: Window,
+    numbering: Numbering,
+    /// Messages from index `first` on, each with the offset of the start of its line.
+    kept: VecDeque<Message>,
+    lines: VecDeque<usize>,
+    first: usize,
+    pending: VecDeque<Pending>,
+    /// Index of the thread's first message holding only a result, from the first pass.
+    sample_at: Option<usize>,
+    /// That message, the bytes of its line (line ending included) and the line's offset.
+    sample: Option<(Message, Vec<u8>, usize)>,
+}
+
+impl Thread {
+    /// Messages numbered so far.
+    fn seen(&self) -> usize {
+        self.numbering.count()
+    }
+
+    /// Is `p`'s fix ready to plan: its messages and the thread's sample read, and its answer
+    /// window closed (or the file ended)?
+    fn ready(&mut self, p: usize, eof: bool) -> bool {
+        if eof {
+            return true;
+        }
+        let (hi, owner) = (self.pending[p].hi, self.pending[p].owner);
+        if hi + 1 >= self.seen() || self.sample_at.is_some_and(|s| s >= self.seen()) {
+            return false;
+        }
+        owner.is_none_or(|owner| self.window_end(owner).1)
+    }
+
+    /// The end of `owner`'s answer window among the kept messages, and whether it closed.
+    fn window_end(&mut self, owner: usize) -> (usize, bool) {
+        let messages = self.kept.make_contiguous();
+        let (end, closed) = window_scan(messages, owner - self.first, self.window);
+        (end + self.first, closed)
+    }
+
+    /// The last message a fix of pending `p` may touch: the one after its answer window.
+    fn last_needed(&mut self, p: usize) -> usize {
+        let (hi, owner) = (self.pending[p].hi, self.pending[p].owner);
+        let after = match owner {
+            Some(owner) => self.window_end(owner).0 + 1,
+            None => hi + 1,
+        };
+        after.max(hi + 1).min(self.seen().saturating_sub(1))
+    }
+
+    /// How many pending fixes form the next group, when they are all ready: fixes join a
+    /// group while their first message is within the reach of those before.
+    fn ready_group(&mut self, eof: bool) -> Option<usize> {
+        let mut reach = 0;
+        for k in 0..self.pending.len() {
+            if k > 0 && self.pending[k].lo > reach {
+                return Some(k);
+            }
+            if !self.ready(k, eof) {
+                return None;
+            }
+            reach = reach.max(self.last_needed(k));
+        }
+        (!self.pending.is_empty()).then_some(self.pending.len())
+    }
+
+    /// Keep `m` (read from the line starting at `line`) when a pending fix may need it.
+    fn keep(&mut self, m: Message, line: usize) {
+        let needed = self.pending.front().is_some_and(|p| p.lo <= m.index);
+        if needed || !self.kept.is_empty() {
+            if self.kept.is_empty() {
+                self.first = m.index;
+            }
+            self.kept.push_back(m);
+            self.lines.push_back(line);
+        }
+    }
+
+    /// Forget the messages no pending fix needs any more.
+    fn forget(&mut self) {
+        let keep_from = self.pending.front().map_or(usize::MAX, |p| p.lo);
+        while self.first < keep_from && !self.kept.is_empty() {
+            self.kept.pop_front();
+            self.lines.pop_front();
+            self.first += 1;
+        }
+    }
+}
+
+/// The raw bytes read but not yet written.
+#[derive(Debug, Default)]
+struct Kept {
+    /// File offset of `bytes[0]`.
+    base: usize,
+    bytes: Vec<u8>,
+}
+
+impl Kept {
+    /// Drop the bytes before file offset `to` (moving what follows only once the dropped part
+    /// outweighs it, so the cost stays linear).
+    fn forget(&mut self, to: usize) {
+        let drop = to - self.base;
+        if drop > 0 && drop >= self.bytes.len() / 2 {
+            self.bytes.drain(..drop);
+            self.base = to;
+        }
+    }
+
+    fn end(&self) -> usize {
+        self.base + self.bytes.len()
+    }
+
+    fn slice(&self, start: usize, end: usize) -> &[u8] {
+        &self.bytes[start - self.base..end - self.base]
+    }
+
+    /// The start of the line holding `offset`.
+    fn line_start(&self, offset: usize) -> usize {
+        memchr::memrchr(b'\n', self.slice(self.base, offset))
+            .map_or(self.base, |i| self.base + i + 1)
+    }
+
+    /// The start of the line before the one starting at `line` (itself for the first kept).
+    fn line_before(&self, line: usize) -> usize {
+        if line == self.base {
+            return line;
+        }
+        self.line_start(line - 1)
+    }
+}
+
+/// What the lines reader hands over while one line is read; taken right after.
+#[derive(Default)]
+struct Arrivals {
+    /// Thread keys in the order the threads were met (as the first pass met them).
+    known: Vec<Option<String>>,
+    messages: Vec<(usize, Message)>,
+    conversations: Vec<Conversation>,
+    dialect: Option<&'static dyn Dialect>,
+    torn: Option<usize>,
+    unexpected: Option<String>,
+}
+
+impl Arrivals {
+    fn thread_at(&mut self, key: Option<String>) -> usize {
+        match self.known.iter().position(|k| *k == key) {
+            Some(i) => i,
+            None => {
+                self.known.push(key);
+                self.known.len() - 1
+            }
+        }
+    }
+}
+
+impl LineSink for Arrivals {
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
+        if self.dialect.is_some_and(|x| x.name() != d.name()) {
+            self.unexpected = Some("the second reading chose another dialect".into());
+        }
+        let t = self.thread_at(thread);
+        self.messages.push((t, m));
+    }
+
+    fn foreign(&mut self, _: &'static dyn Dialect, _: Option<String>, _: Foreign) {}
+
+    fn unread(&mut self, _: &'static dyn Dialect, thread: Option<String>, _: Unread) {
+        self.thread_at(thread);
+    }
+
+    fn conversation(&mut self, conv: Conversation) {
+        self.conversations.push(conv);
+    }
+
+    fn problem(&mut self, p: Problem) {
+        if p.message.starts_with(TORN_FINAL_LINE) {
+            self.torn = Some(p.line);
+        }
+    }
+}
+
+/// The second pass: plans fixes as their messages arrive and writes the output.
+struct Writer<'a> {
+    lint: &'a LintOptions,
+    options: &'a RepairOptions,
+    dialect: Option<&'static dyn Dialect>,
+    threads: Vec<Thread>,
+    thread_count: usize,
+    line_conversations: usize,
+    out: &'a mut dyn Write,
+    /// File offset written up to.
+    written: usize,
+    /// Planned edits not yet written, with the order they were planned in.
+    edits: Vec<(Edit, usize)>,
+    sequence: usize,
+    /// No message line has been read yet: lines read before the dialect is known are handed
+    /// over late, so nothing is written before the first message arrives.
+    waiting: bool,
+    failed: Option<String>,
+    done: Streamed,
+}
+
+impl Writer<'_> {
+    fn push_edit(&mut self, e: Edit) {
+        self.done.changed = true;
+        self.edits.push((e, self.sequence));
+        self.sequence += 1;
+    }
+
+    fn fail(&mut self, why: impl Into<String>) {
+        if self.failed.is_none() {
+            self.failed = Some(why.into());
+        }
+    }
+
+    /// Take what the line (read up to `line_end`) handed over.
+    fn arrived(&mut self, arrivals: &mut Arrivals, kept: &Kept, line_end: usize) {
+        if let Some(why) = arrivals.unexpected.take() {
+            self.fail(why);
+        }
+        if arrivals.known.len() > self.threads.len() {
+            self.fail("the second reading met a thread the first did not");
+            return;
+        }
+        for (t, mut m) in std::mem::take(&mut arrivals.messages) {
+            self.waiting = false;
+            let thread = &mut self.threads[t];
+            thread.numbering.number(&mut m);
+            if m.span.start < self.written {
+                self.fail("a message arrived after its line was written");
+                return;
+            }
+            let line = kept.line_start(m.span.start);
+            if thread.sample_at == Some(m.index) {
+                let end = memchr::memchr(b'\n', kept.slice(m.span.end, line_end))
+                    .map_or(line_end, |k| m.span.end + k + 1);
+                thread.sample = Some((m.clone(), kept.slice(line, end).to_vec(), line));
+            }
+            thread.keep(m, line);
+        }
+        for conv in std::mem::take(&mut arrivals.conversations) {
+            self.line_conversation(conv, kept, line_end);
+        }
+    }
+
+    /// Plan every group of fixes whose messages have all been read (up to `line_end`).
+    fn plan_ready(&mut self, kept: &Kept, line_end: usize, eof: bool) {
+        for t in 0..self.threads.len() {
+            while self.failed.is_none() {
+                let Some(count) = self.threads[t].ready_group(eof) else {
+                    break;
+                };
+                self.plan_group(t, count, kept, line_end);
+            }
+        }
+    }
+
+    /// Plan the first `count` pending fixes of thread `t` over a buffer of just their lines
+    /// (and the line before, and the sample's line when it came earlier).
+    fn plan_group(&mut self, t: usize, count: usize, kept: &Kept, line_end: usize) {
+        let d = self.dialect.expect("threads come with a dialect");
+        let thread = &mut self.threads[t];
+        let mut last = 0;
+        for k in 0..count {
+            last = last.max(thread.last_needed(k));
+        }
+        let group: Vec<Pending> = thread.pending.drain(..count).collect();
+        let lo = group.iter().map(|p| p.lo).min().unwrap_or(0);
+        let context = kept.line_before(thread.lines[lo - thread.first]);
+        let mut buffer = Vec::new();
+        let mut sample = None;
+        if let Some((m, line, start)) = &thread.sample
+            && thread.sample_at.is_some_and(|s| s < lo)
+        {
+            buffer.extend_from_slice(line);
+            let rebase = Rebase {
+                from: *start,
+                to: 0,
+                first: m.index,
+            };
+            sample = Some(rebase.message(m));
+        }
+        let prefix = buffer.len();
+        buffer.extend_from_slice(kept.slice(context, line_end));
+        let rebase = Rebase {
+            from: context,
+            to: prefix,
+            first: lo,
+        };
+        let messages: Vec<Message> = thread
+            .kept
+            .range(lo - thread.first..=last - thread.first)
+            .map(|m| rebase.message(m))
+            .collect();
+        if sample.is_none() {
+            sample = thread
+                .sample_at
+                .filter(|s| (lo..=last).contains(s))
+                .map(|s| messages[s - lo].clone());
+        }
+        let conv = Conversation {
+            index: t,
+            dialect: d.name(),
+            detection: String::new(),
+            pointer: String::new(),
+            container: Container::Lines,
+            messages,
+            foreign: Vec::new(),
+            unread: Vec::new(),
+        };
+        let defects: Vec<Defect> = group.iter().map(|p| rebase.defect(&p.defect)).collect();
+        thread.forget();
+        let window = thread.window;
+        let mut edits = EditSet::default();
+        let p = plan(
+            &buffer,
+            &conv,
+            d,
+            window,
+            &defects,
+            self.options,
+            sample.as_ref(),
+            &mut edits,
+        );
+        self.take_plan(p, prefix, context);
+    }
+
+    /// Repair a conversation held by one line, as the whole-document repair would.
+    fn line_conversation(&mut self, mut conv: Conversation, kept: &Kept, line_end: usize) {
+        conv.index = self.thread_count + self.line_conversations;
+        self.line_conversations += 1;
+        let d = dialect_of(&conv);
+        if !d.streams() {
+            self.fail(format!("{} logs are judged on the whole file", d.name()));
+            return;
+        }
+        let judge = target::judge(d, self.lint.target);
+        let walk = WalkOptions {
+            tail: false,
+            unique_ids: judge.unique_ids,
+        };
+        let defects = sent(
+            d,
+            crate::analysis::walk(&conv.messages, judge.window, walk).0,
+        );
+        if defects.is_empty() || !conv.unread.is_empty() {
+            return;
+        }
+        let Some(first) = conv.messages.first() else {
+            return;
+        };
+        let context = kept.line_before(kept.line_start(first.span.start));
+        let rebase = Rebase {
+            from: context,
+            to: 0,
+            first: 0,
+        };
+        rebase.conversation(&mut conv);
+        let buffer = kept.slice(context, line_end);
+        let defects: Vec<Defect> = defects.iter().map(|x| rebase.defect(x)).collect();
+        let sample = crate::edit::first_result(&conv);
+        let mut edits = EditSet::default();
+        let p = plan(
+            buffer,
+            &conv,
+            d,
+            judge.window,
+            &defects,
+            self.options,
+            sample,
+            &mut edits,
+        );
+        self.take_plan(p, 0, context);
+    }
+
+    /// Take the edits of a plan made over a buffer whose byte `prefix` is the file's byte
+    /// `context`.
+    fn take_plan(&mut self, p: super::Plan, prefix: usize, context: usize) {
+        if p.deferred {
+            self.fail("fixes in one answer window got in each other's way; they are made in rounds over the whole file");
+            return;
+        }
+        self.done.fixed += p.fixed.len();
+        self.done.placeholders += p.placeholders;
+        for (_, group) in p.made {
+            for e in group {
+                if e.start < prefix {
+                    self.fail("a fix reached outside its lines");
+                    return;
+                }
+                self.push_edit(Edit {
+                    start: e.start - prefix + context,
+                    end: e.end - prefix + context,
+                    text: e.text,
+                });
+            }
+        }
+    }
+
+    /// Write everything before `limit` that no pending fix may still change: bytes from the
+    /// line before the oldest kept message on stay. At the end (`eof`), write everything.
+    fn flush(&mut self, kept: &mut Kept, limit: usize, eof: bool) -> io::Result<()> {
+        if self.failed.is_some() || (self.waiting && !eof) {
+            return Ok(());
+        }
+        let mut limit = limit;
+        for t in &self.threads {
+            if let Some(&line) = t.lines.front() {
+                limit = limit.min(kept.line_before(line));
+            }
+        }
+        if limit <= self.written && !eof {
+            return Ok(());
+        }
+        self.edits
+            .sort_by_key(|(e, seq)| (e.start, e.end != e.start, *seq));
+        let mut written = self.written;
+        let mut rest = Vec::new();
+        for (e, seq) in std::mem::take(&mut self.edits) {
+            if e.start > limit || (e.start == limit && !eof) {
+                rest.push((e, seq));
+                continue;
+            }
+            if e.start < written {
+                // Never the case (edits lie after the bytes kept for them); if it were, the
+                // file is repaired whole rather than an edit lost.
+                self.fail("an edit fell before the bytes already written");
+                return Ok(());
+            }
+            self.out.write_all(kept.slice(written, e.start))?;
+            self.out.write_all(&e.text)?;
+            written = e.end;
+        }
+        if written < limit {
+            self.out.write_all(kept.slice(written, limit))?;
+            written = limit;
+        }
+        self.edits = rest;
+        kept.forget(written.min(kept.end()));
+        self.written = written;
+        Ok(())
+    }
+}

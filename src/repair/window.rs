@@ -1,0 +1,166 @@
+//! Moving the model of a few messages between coordinate systems: from the file they were read
+//! from to a small buffer holding only their lines (and back), so a streaming repair can plan
+//! fixes over one answer window with the code that plans them over a whole document.
+
+use crate::analysis::{CallAt, Defect, ResultAt};
+use crate::model::{Call, Container, Conversation, Message, Pos, Span, ToolResult};
+
+/// A move of byte offsets and message indices: offsets lose `from` and gain `to`, indices lose
+/// `first`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Rebase {
+    /// Offset in the file of the first byte kept.
+    pub from: usize,
+    /// Where that byte is in the buffer.
+    pub to: usize,
+    /// The index of the first message kept.
+    pub first: usize,
+}
+
+impl Rebase {
+    fn offset(&self, at: usize) -> usize {
+        // Offsets before the buffer are only those the walk leaves unset (0) in what it
+        // remembers of an answered call; no fix reads them.
+        at.saturating_sub(self.from) + self.to
+    }
+
+    fn span(&self, s: Span) -> Span {
+        Span {
+            start: self.offset(s.start),
+            end: self.offset(s.end),
+        }
+    }
+
+    fn pos(&self, p: &mut Pos) {
+        p.offset = self.offset(p.offset);
+    }
+
+    fn call(&self, c: &mut Call) {
+        self.pos(&mut c.pos);
+        c.id_span = c.id_span.map(|s| self.span(s));
+    }
+
+    fn result(&self, r: &mut ToolResult) {
+        self.pos(&mut r.pos);
+        r.id_span = r.id_span.map(|s| self.span(s));
+        r.span = self.span(r.span);
+    }
+
+    /// A copy of `m` in the buffer's coordinates.
+    pub fn message(&self, m: &Message) -> Message {
+        let mut m = m.clone();
+        m.index -= self.first;
+        self.pos(&mut m.pos);
+        m.span = self.span(m.span);
+        m.calls.iter_mut().for_each(|c| self.call(c));
+        m.results.iter_mut().for_each(|r| self.result(r));
+        m
+    }
+
+    fn call_at(&self, c: &CallAt) -> CallAt {
+        let mut c = c.clone();
+        c.message -= self.first;
+        c.holder -= self.first;
+        self.call(&mut c.call);
+        c
+    }
+
+    fn result_at(&self, r: &ResultAt) -> ResultAt {
+        let mut r = r.clone();
+        r.message -= self.first;
+        self.result(&mut r.result);
+        r
+    }
+
+    /// A copy of `d` in the buffer's coordinates.
+    pub fn defect(&self, d: &Defect) -> Defect {
+        match d {
+            Defect::Dangling { call, cause } => Defect::Dangling {
+                call: self.call_at(call),
+                cause: *cause,
+            },
+            Defect::Orphan { result, later_call } => Defect::Orphan {
+                result: self.result_at(result),
+                later_call: later_call.as_ref().map(|c| self.call_at(c)),
+            },
+            Defect::Misplaced { call, result } => Defect::Misplaced {
+                call: self.call_at(call),
+                result: self.result_at(result),
+            },
+            Defect::DuplicateResult {
+                call,
+                first,
+                result,
+            } => Defect::DuplicateResult {
+                call: self.call_at(call),
+                first: self.result_at(first),
+                result: self.result_at(result),
+            },
+            Defect::DuplicateCallId { first, call } => Defect::DuplicateCallId {
+                first: self.call_at(first),
+                call: self.call_at(call),
+            },
+            Defect::ReusedCallId { first, call } => Defect::ReusedCallId {
+                first: self.call_at(first),
+                call: self.call_at(call),
+            },
+            Defect::MissingCallId { call } => Defect::MissingCallId {
+                call: self.call_at(call),
+            },
+            Defect::MissingToolName { call } => Defect::MissingToolName {
+                call: self.call_at(call),
+            },
+            Defect::MissingResultId { result } => Defect::MissingResultId {
+                result: self.result_at(result),
+            },
+        }
+    }
+
+    /// `conv` moved into the buffer's coordinates (a conversation held by one line).
+    pub fn conversation(&self, conv: &mut Conversation) {
+        if let Container::Array { span } = &mut conv.container {
+            *span = self.span(*span);
+        }
+        for m in &mut conv.messages {
+            *m = self.message(m);
+        }
+    }
+}
+
+/// The messages a defect's fix reads or edits, lowest and highest (by index); and the calling
+/// message whose answer window the fix places results after, if it does.
+pub(super) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
+    let call = |c: &CallAt| [c.message, c.holder];
+    let (indices, owner): (Vec<usize>, Option<usize>) = match d {
+        Defect::Dangling { call: c, .. } => (call(c).to_vec(), Some(c.message)),
+        Defect::Misplaced { call: c, result } => {
+            ([&call(c)[..], &[result.message]].concat(), Some(c.message))
+        }
+        Defect::Orphan {
+            result,
+            later_call: Some(c),
+        } => ([&call(c)[..], &[result.message]].concat(), Some(c.message)),
+        Defect::Orphan {
+            result,
+            later_call: None,
+        }
+        | Defect::MissingResultId { result } => (vec![result.message], None),
+        Defect::DuplicateResult {
+            call: c,
+            first,
+            result,
+        } => (
+            [&call(c)[..], &[first.message, result.message]].concat(),
+            None,
+        ),
+        Defect::DuplicateCallId { first, call: c } | Defect::ReusedCallId { first, call: c } => {
+            ([&call(first)[..], &call(c)[..]].concat(), Some(c.message))
+        }
+        Defect::MissingCallId { call: c } | Defect::MissingToolName { call: c } => {
+            (call(c).to_vec(), None)
+        }
+    };
+    let lo = indices.iter().copied().min().unwrap_or(0);
+    let hi = indices.iter().copied().max().unwrap_or(0);
+    (lo, hi, owner)
+}

@@ -1,0 +1,289 @@
+//! Repairing JSON Lines as a stream writes exactly what repairing the file whole writes: over
+//! every JSON Lines fixture and corpus file under each repair policy, and over generated logs
+//! (one message per line, one conversation per line, broken in every way the generator
+//! knows).
+
+pub mod common;
+
+use std::io::{self, BufRead};
+use std::path::{Path, PathBuf};
+
+use common::generate::*;
+use proptest::prelude::*;
+use toolmend::{
+    DuplicatePolicy, NotStreamed, Options as LintOptions, OrphanPolicy, Provider, RepairOptions,
+};
+
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// The repair policies compared.
+fn policies() -> Vec<(&'static str, RepairOptions)> {
+    let base = RepairOptions::default();
+    vec![
+        ("default", base.clone()),
+        (
+            "orphans drop",
+            RepairOptions {
+                orphans: OrphanPolicy::Drop,
+                ..base.clone()
+            },
+        ),
+        (
+            "orphans note",
+            RepairOptions {
+                orphans: OrphanPolicy::Note,
+                ..base.clone()
+            },
+        ),
+        (
+            "keep-first",
+            RepairOptions {
+                duplicates: Some(DuplicatePolicy::KeepFirst),
+                ..base.clone()
+            },
+        ),
+        (
+            "keep-last, marked, torn dropped",
+            RepairOptions {
+                duplicates: Some(DuplicatePolicy::KeepLast),
+                mark_synthetic: true,
+                drop_torn_tail: true,
+                ..base.clone()
+            },
+        ),
+    ]
+}
+
+/// Repair `bytes` both ways; `Err` carries why the stream was refused.
+fn compare(
+    name: &str,
+    bytes: &[u8],
+    lint: &LintOptions,
+    options: &RepairOptions,
+) -> Result<(), String> {
+    let whole = toolmend::repair(name, bytes, lint, options);
+    let open = || -> io::Result<Box<dyn BufRead + '_>> {
+        // A tiny buffer, so lines arrive in many pieces.
+        Ok(Box::new(io::BufReader::with_capacity(7, bytes)))
+    };
+    let mut out = Vec::new();
+    let streamed = match toolmend::stream_lines(name, &open, lint, options, &mut out) {
+        Ok(s) => s,
+        Err(NotStreamed::Whole(why)) => return Err(why),
+        Err(NotStreamed::Io(e)) => panic!("{name}: {e}"),
+    };
+    let findings = toolmend::analyse(name, bytes, lint).findings(name).len();
+    assert!(
+        out == whole.output,
+        "{name}: streamed output differs\n--- whole\n{}\n--- streamed\n{}",
+        String::from_utf8_lossy(&whole.output),
+        String::from_utf8_lossy(&out)
+    );
+    assert_eq!(streamed.changed, whole.changed, "{name}");
+    assert_eq!(streamed.placeholders, whole.placeholders, "{name}");
+    let fixed = whole.fixed.iter().map(Vec::len).sum::<usize>()
+        + whole.fixed_later
+        + usize::from(whole.torn_tail.is_some());
+    assert_eq!(streamed.fixed, fixed, "{name}");
+    assert_eq!(streamed.torn_tail, whole.torn_tail, "{name}");
+    assert_eq!(streamed.findings, findings, "{name}");
+    Ok(())
+}
+
+#[test]
+fn streaming_repair_matches_whole_file_repair() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    jsonl_files(&root.join("fixtures"), &mut files);
+    jsonl_files(&root.join("../shared/corpus"), &mut files);
+    files.sort();
+    let (mut streamed, mut refused) = (0, Vec::new());
+    for path in &files {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).unwrap();
+        for target in [None, Some(Provider::DeepSeek), Some(Provider::Anthropic)] {
+            let lint = LintOptions {
+                target,
+                ..LintOptions::default()
+            };
+            for (policy, options) in policies() {
+                match compare(&name, &bytes, &lint, &options) {
+                    Ok(()) => streamed += 1,
+                    Err(why) => refused.push(format!("{name} ({policy}): {why}")),
+                }
+            }
+        }
+    }
+    // Most files stream; the rest (Claude Code sessions, Gemini CLI record logs, pretty
+    // documents saved as `.jsonl`) are refused for a stated reason, never silently.
+    assert!(
+        streamed >= 500,
+        "{streamed} streamed; refused:\n{}",
+        refused.join("\n")
+    );
+    for why in &refused {
+        assert!(
+            why.contains("judged on the whole file")
+                || why.contains("one JSON document")
+                || why.contains("in each other's way"),
+            "{why}"
+        );
+    }
+}
+
+/// A generated log as one conversation per line.
+fn conversation_lines(convs: &[Vec<Msg>], l: &Layout) -> Vec<u8> {
+    let one = Layout {
+        lines: false,
+        indent: None,
+        final_newline: false,
+        ..l.clone()
+    };
+    let mut out = Vec::new();
+    for msgs in convs {
+        out.extend(render_doc(msgs, &one));
+        out.extend_from_slice(l.newline.as_bytes());
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
+
+    #[test]
+    fn generated_message_lines(
+        msgs in valid_conversation(),
+        b in breaks(),
+        l in layout(),
+        policy in 0usize..5,
+    ) {
+        let l = Layout { lines: true, ..l };
+        let bytes = render_doc(&apply(msgs, &b), &l);
+        let (_, options) = policies().swap_remove(policy);
+        if let Err(why) = compare("log.jsonl", &bytes, &LintOptions::default(), &options) {
+            prop_assert!(why.contains("in each other's way"), "{why}");
+        }
+    }
+
+    #[test]
+    fn generated_conversation_lines(
+        convs in prop::collection::vec((valid_conversation(), breaks()), 1..4),
+        l in layout(),
+        policy in 0usize..5,
+    ) {
+        let convs: Vec<Vec<Msg>> = convs.into_iter().map(|(m, b)| apply(m, &b)).collect();
+        let bytes = conversation_lines(&convs, &l);
+        let (_, options) = policies().swap_remove(policy);
+        if let Err(why) = compare("log.jsonl", &bytes, &LintOptions::default(), &options) {
+            prop_assert!(why.contains("in each other's way"), "{why}");
+        }
+    }
+}
+
+/// A message-per-line chat log of about `size` bytes in which every tenth turn leaves a call
+/// without its result.
+fn chat_log(size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut turn = 0;
+    while out.len() < size {
+        out.extend_from_slice(
+            format!("{{\"role\":\"user\",\"content\":\"turn {turn}\"}}\n").as_bytes(),
+        );
+        out.extend_from_slice(format!("{{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{{\"id\":\"c{turn}\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}\n").as_bytes());
+        if turn % 10 != 3 {
+            out.extend_from_slice(
+                format!(
+                    "{{\"role\":\"tool\",\"tool_call_id\":\"c{turn}\",\"content\":\"{}\"}}\n",
+                    "x".repeat(200)
+                )
+                .as_bytes(),
+            );
+        }
+        turn += 1;
+    }
+    out
+}
+
+#[test]
+fn the_command_streams_files_and_standard_input_and_in_place_with_a_backup() {
+    use common::bin::{BIN, run};
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = chat_log(1 << 20);
+    let whole = toolmend::repair(
+        "log.jsonl",
+        &bytes,
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    assert!(whole.placeholders > 100);
+    let log = dir.path().join("log.jsonl");
+    std::fs::write(&log, &bytes).unwrap();
+    let o = run(dir.path(), &["repair", "log.jsonl"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout == whole.output);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("read whole"));
+    // Standard input, given its format.
+    let o = std::process::Command::new(BIN)
+        .args(["repair", "--input-format", "jsonl", "-"])
+        .stdin(std::fs::File::open(&log).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.stdout == whole.output);
+    let o = run(dir.path(), &["repair", "--check", "log.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(
+        dir.path(),
+        &["repair", "--in-place", "--backup", ".orig", "log.jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
+    assert!(std::fs::read(&log).unwrap() == whole.output);
+    assert!(std::fs::read(dir.path().join("log.jsonl.orig")).unwrap() == bytes);
+    // Repaired: a second run changes nothing.
+    let o = run(dir.path(), &["repair", "--check", "log.jsonl"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_large_file_read_whole_says_so() {
+    use common::bin::run;
+    let dir = tempfile::tempdir().unwrap();
+    // A Claude Code session of 17 MiB: judged on its resumed chain, so repaired whole.
+    let mut session = Vec::new();
+    let mut parent = "null".to_string();
+    let mut n = 0;
+    while session.len() < 17 << 20 {
+        let uuid = format!("00000000-0000-4000-8000-{n:012}");
+        let (kind, content) = if n % 2 == 0 {
+            ("user", format!("\"{}\"", "y".repeat(400)))
+        } else {
+            (
+                "assistant",
+                "[{\"type\":\"text\",\"text\":\"ok\"}]".to_string(),
+            )
+        };
+        session.extend_from_slice(format!("{{\"parentUuid\":{parent},\"isSidechain\":false,\"type\":\"{kind}\",\"message\":{{\"role\":\"{kind}\",\"content\":{content}}},\"uuid\":\"{uuid}\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"}}\n").as_bytes());
+        parent = format!("\"{uuid}\"");
+        n += 1;
+    }
+    std::fs::write(dir.path().join("session.jsonl"), &session).unwrap();
+    let o = run(dir.path(), &["repair", "--check", "session.jsonl"]);
+    let text = common::bin::text(&o);
+    assert!(
+        text.contains(
+            "read whole, not as a stream (claude-code logs are judged on the whole file)"
+        ),
+        "{text}"
+    );
+}
