@@ -337,6 +337,38 @@ impl ChainReader {
         self.links.push(link);
     }
 
+    /// Add the links `later` read from the lines after this reader's (a file read in blocks).
+    /// A link names its strings by numbers of its own reader's interner, so each one is
+    /// interned again here.
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "for the block reader of src/stream.rs (branch cores), which joins the readers of its blocks"
+        )
+    )]
+    pub fn append(&mut self, later: ChainReader) {
+        let names = &mut self.names;
+        let mut again = |sym: Sym| names.intern(later.names.get(sym));
+        for mut link in later.links {
+            let ids = later.ids[link.ids..link.ids + (link.calls + link.results) as usize].iter();
+            link.ids = self.ids.len();
+            self.ids.extend(ids.map(|&id| again(id)));
+            link.uuid = again(link.uuid);
+            link.parent = link.parent.map(&mut again);
+            link.logical_parent = link.logical_parent.map(&mut again);
+            link.group = link.group.map(&mut again);
+            for r in link.server_results.iter_mut() {
+                r.id = again(r.id);
+            }
+            link.timestamp = link
+                .timestamp
+                .map(|t| self.stamps.push(later.stamps.get(t)));
+            self.links.push(link);
+        }
+        self.untracked |= later.untracked;
+    }
+
     /// Walk the tree: `None` when the file has no main-chain lines with uuids, or has message
     /// lines without one (then it is read in file order).
     pub fn finish(self) -> Option<Chain> {
@@ -907,6 +939,50 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
                     "`{kind}` for `{id}` has no `server_tool_use` with that id before it on the resumed history: Claude Code 2.1.332 sends it as it is and the API rejects the request with a 400"
                 ),
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session with a fork, a duplicate uuid and a result whose call is on the other branch.
+    const SESSION: &[&str] = &[
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t1","message":{"role":"user","content":"hi"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"t2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Bash","input":{}}]}}"#,
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s","timestamp":"t3","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"c2","name":"Bash","input":{}}]}}"#,
+        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"t4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
+        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"t4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
+        r#"{"type":"user","uuid":"u2","parentUuid":"gone","sessionId":"s","timestamp":"t5","message":{"role":"user","content":"next"}}"#,
+    ];
+
+    fn read(reader: &mut ChainReader, lines: std::ops::Range<usize>) {
+        let mut start = 0;
+        for (i, line) in SESSION.iter().enumerate() {
+            if lines.contains(&i) {
+                reader.line(i + 1, start, line.as_bytes());
+            }
+            start += line.len() + 1;
+        }
+    }
+
+    #[test]
+    fn a_file_read_in_blocks_gives_the_chain_of_one_reading() {
+        let mut whole = ChainReader::default();
+        read(&mut whole, 0..SESSION.len());
+        let whole = whole.finish().expect("a chain");
+        assert!(!whole.findings.is_empty() && !whole.split.is_empty());
+        for cut in 1..SESSION.len() {
+            let (mut first, mut second) = (ChainReader::default(), ChainReader::default());
+            read(&mut first, 0..cut);
+            read(&mut second, cut..SESSION.len());
+            first.append(second);
+            let joined = first.finish().expect("a chain");
+            assert_eq!(joined.path, whole.path, "cut at {cut}");
+            assert_eq!(joined.explanation, whole.explanation, "cut at {cut}");
+            assert_eq!(joined.findings, whole.findings, "cut at {cut}");
+            assert_eq!(joined.split, whole.split, "cut at {cut}");
         }
     }
 }
