@@ -66,3 +66,25 @@ fn lint_stream(b: Bencher, shape: &str) {
             )
         });
 }
+
+/// JSON Lines repaired as a stream: both readings and the output (what `repair` does with a
+/// `.jsonl` file).
+#[divan::bench]
+fn repair_stream(b: Bencher) {
+    let text = synth::openai_jsonl(TURNS, 3, 10);
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| {
+            let open = || -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+                Ok(Box::new(black_box(text.as_bytes())))
+            };
+            let mut out = Vec::with_capacity(text.len() + (text.len() >> 4));
+            toolmend::stream_lines(
+                "bench.jsonl",
+                &open,
+                &LintOptions::default(),
+                &RepairOptions::default(),
+                &mut out,
+            )
+            .map(|_| out.len())
+        });
+}
