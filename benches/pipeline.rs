@@ -48,10 +48,15 @@ fn analyse_and_repair(b: Bencher, form: &str) {
         });
 }
 
-/// JSON Lines linted as a stream (what `lint` does with a `.jsonl` file).
-#[divan::bench]
-fn lint_stream(b: Bencher) {
-    let text = synth::openai_jsonl(TURNS, 3, 10);
+/// `lint` of a JSON Lines stream as the CLI runs it (`toolmend::lint_lines`), per shape: chat
+/// messages one per line, and a Claude Code session (whose main thread is held until its
+/// resumed chain is known).
+#[divan::bench(args = ["chat", "claude-code"])]
+fn lint_stream(b: Bencher, shape: &str) {
+    let text = match shape {
+        "chat" => synth::openai_jsonl(TURNS, 3, 10),
+        _ => synth::claude_jsonl(TURNS, 3),
+    };
     b.counter(divan::counter::BytesCount::new(text.len()))
         .bench(|| {
             toolmend::lint_lines(

@@ -343,7 +343,9 @@ pub(crate) fn read_found(
     for (n, pointer) in nodes {
         let mcx = ReadCx {
             pointer,
-            ..cx.clone()
+            base: cx.base,
+            line: cx.line,
+            cursor: cx.cursor,
         };
         if let Some(f) = foreign_message(tree, n, dialect, &mcx) {
             foreign.push(f);
