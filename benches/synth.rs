@@ -44,3 +44,47 @@ pub fn openai_json(turns: usize, calls: usize, dangling_every: usize) -> String 
     let body: Vec<String> = lines.lines().map(|l| format!("    {l}")).collect();
     format!("{{\n  \"messages\": [\n{}\n  ]\n}}\n", body.join(",\n"))
 }
+
+/// A Claude Code session file of `turns` turns: a user prompt, then per call one assistant
+/// line (one `tool_use` block, the lines of one API message sharing `message.id`) and one user
+/// line with its `tool_result`, every line chained to the one before by `parentUuid`.
+pub fn claude_jsonl(turns: usize, calls: usize) -> String {
+    let mut out = String::with_capacity(turns * (700 + calls * 1200));
+    let mut n = 0usize;
+    let mut line = |out: &mut String, body: &str| {
+        let parent = match n {
+            0 => "null".to_string(),
+            p => format!("\"00000000-0000-4000-8000-{:012}\"", p - 1),
+        };
+        let _ = writeln!(
+            out,
+            r#"{{"parentUuid": {parent}, "isSidechain": false, "userType": "external", "cwd": "/work", "sessionId": "11111111-2222-4333-8444-555555555555", "version": "2.1.0", "gitBranch": "main", {body}, "uuid": "00000000-0000-4000-8000-{n:012}", "timestamp": "2026-01-01T00:{:02}:{:02}.000Z"}}"#,
+            (n / 60) % 60,
+            n % 60
+        );
+        n += 1;
+    };
+    for t in 0..turns {
+        line(
+            &mut out,
+            &format!(
+                r#""type": "user", "message": {{"role": "user", "content": "Turn {t}: please look this up and summarise the answer in two lines."}}"#
+            ),
+        );
+        for c in 0..calls {
+            line(
+                &mut out,
+                &format!(
+                    r#""type": "assistant", "message": {{"id": "msg_{t}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{{"type": "tool_use", "id": "toolu_{t}_{c}", "name": "Grep", "input": {{"pattern": "item {t}-{c}"}}}}]}}"#
+                ),
+            );
+            line(
+                &mut out,
+                &format!(
+                    r#""type": "user", "message": {{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "toolu_{t}_{c}", "content": "result {t}-{c}: lorem ipsum dolor sit amet, consectetur adipiscing elit"}}]}}"#
+                ),
+            );
+        }
+    }
+    out
+}

@@ -180,15 +180,20 @@ struct Closed {
 
 impl Closed {
     fn new(call: &CallAt, first: &ResultAt) -> Closed {
+        Closed::of(call, first.message, first.slot, first.alone, &first.result)
+    }
+
+    /// The call and the first result, which is `result` at `slot` of message `message`.
+    fn of(call: &CallAt, message: usize, slot: usize, alone: bool, result: &ToolResult) -> Closed {
         Closed {
             message: call.message,
             holder: call.holder,
             slot: call.slot,
             name: call.call.name.clone(),
-            first_message: first.message,
-            first_slot: first.slot,
-            first_alone: first.alone,
-            first_whole: first.result.whole_message,
+            first_message: message,
+            first_slot: slot,
+            first_alone: alone,
+            first_whole: result.whole_message,
         }
     }
 
@@ -320,7 +325,7 @@ impl Walker {
             self.owners.clear();
         }
         let calling = group_owner.unwrap_or(msg.index);
-        let mut seen_here: HashMap<&str, usize> = HashMap::new();
+        let mut seen_here = SeenIds::default();
         for (slot, call) in msg.calls.iter().enumerate() {
             // Server-side calls carry their result inline: counted, never paired.
             self.calls_checked += 1;
@@ -341,7 +346,7 @@ impl Walker {
                 self.defects.push(Defect::MissingCallId { call: at });
                 continue;
             };
-            if let Some(&first) = seen_here.get(id) {
+            if let Some(first) = seen_here.get(id) {
                 self.defects.push(Defect::DuplicateCallId {
                     first: CallAt {
                         message: calling,
@@ -405,24 +410,36 @@ impl Walker {
     }
 
     fn result(&mut self, at: usize, slot: usize, alone: bool, result: &ToolResult) {
-        let here = ResultAt {
+        let here = || ResultAt {
             message: at,
             slot,
             alone,
             result: result.clone(),
         };
         let Some(id) = result.id.as_deref().filter(|id| !id.is_empty()) else {
-            self.defects.push(Defect::MissingResultId { result: here });
+            self.defects
+                .push(Defect::MissingResultId { result: here() });
             return;
         };
-        if let Some(call) = take_front(&mut self.open, id) {
-            self.closed
-                .insert(id.to_string(), Closed::new(&call, &here));
+        if let Some((call, key)) = take_front_keyed(&mut self.open, id) {
+            let closed = Closed::of(&call, at, slot, alone, result);
+            // The id's key leaves the open calls when its last call closes: it is reused.
+            match self.closed.get_mut(id) {
+                Some(c) => *c = closed,
+                None => {
+                    self.closed
+                        .insert(key.unwrap_or_else(|| id.to_string()), closed);
+                }
+            }
             if !self.in_window(call.message, at, result) {
-                self.defects.push(Defect::Misplaced { call, result: here });
+                self.defects.push(Defect::Misplaced {
+                    call,
+                    result: here(),
+                });
             }
             return;
         }
+        let here = here();
         // A result in the window of a call that took an earlier (pending) result answers it
         // properly: the earlier one is then a plain orphan, not a result to move after the
         // call (moving it would only make a duplicate).
@@ -489,6 +506,47 @@ impl Walker {
         self.defects.sort_by_key(Defect::sort_key);
         self.defects
     }
+}
+
+/// The call ids of one message and the slot of each one's first call: a short list (most
+/// messages hold a few calls), a hash map once it grows.
+#[derive(Default)]
+struct SeenIds<'m> {
+    few: Vec<(&'m str, usize)>,
+    many: HashMap<&'m str, usize, foldhash::fast::RandomState>,
+}
+
+impl<'m> SeenIds<'m> {
+    const FEW: usize = 16;
+
+    fn get(&self, id: &str) -> Option<usize> {
+        if self.many.is_empty() {
+            self.few.iter().find(|(k, _)| *k == id).map(|&(_, v)| v)
+        } else {
+            self.many.get(id).copied()
+        }
+    }
+
+    /// Record the first call of `id` (not yet seen) at `slot`.
+    fn insert(&mut self, id: &'m str, slot: usize) {
+        if self.many.is_empty() && self.few.len() < Self::FEW {
+            self.few.push((id, slot));
+            return;
+        }
+        self.many.extend(self.few.drain(..));
+        self.many.insert(id, slot);
+    }
+}
+
+/// [`take_front`], giving back the entry's key too when the entry is dropped.
+fn take_front_keyed<T>(map: &mut IdMap<VecDeque<T>>, id: &str) -> Option<(T, Option<String>)> {
+    let queue = map.get_mut(id)?;
+    let front = queue.pop_front();
+    if !queue.is_empty() {
+        return front.map(|f| (f, None));
+    }
+    let key = map.remove_entry(id).map(|(k, _)| k);
+    front.map(|f| (f, key))
 }
 
 /// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only

@@ -6,8 +6,9 @@
 //! conversation is written in, or [`analyse`] once and do several of these on the
 //! [`Analysed`] result. [`Options`] say how to read; [`RepairOptions`] which fixes to make.
 //! The rules are in [`RULES`]. Output formats are in [`render`], safe file input and output in
-//! [`io`], the interrupt simulator in [`simulate`], and agent sessions on this machine in
-//! [`sessions`].
+//! [`io`], the interrupt simulator in [`simulate`], agent sessions on this machine in
+//! [`sessions`], and the tolerant, span-preserving JSON reader everything is read with in
+//! [`json`].
 //!
 //! ```
 //! use toolmend::{Applicability, Options, RepairOptions};
@@ -48,7 +49,6 @@ mod edit;
 mod explain;
 mod finding;
 mod fix;
-mod json;
 mod lint;
 mod locate;
 mod model;
@@ -61,6 +61,7 @@ mod target;
 mod terminal;
 
 pub mod io;
+pub mod json;
 pub mod render;
 pub mod sessions;
 pub mod simulate;

@@ -18,7 +18,7 @@ pub struct Found {
 }
 
 /// Keys under which an object keeps its message list, tried in order.
-const LIST_KEYS: &[&str] = &[
+const LIST_KEYS: [&str; 9] = [
     "messages",
     "input",
     "contents",
@@ -32,37 +32,105 @@ const LIST_KEYS: &[&str] = &[
 
 /// Keys of wrapper objects whose inside is searched again (LangGraph thread exports, batch
 /// request lines).
-const WRAPPER_KEYS: &[&str] = &["values", "body", "params", "request", "state", "data"];
+const WRAPPER_KEYS: [&str; 6] = ["values", "body", "params", "request", "state", "data"];
+
+/// The first member of the object `node` named each of `keys`, found in one pass over its
+/// members (all `None` when `node` is not an object). Equivalent to calling
+/// [`Tree::get`] once per key.
+pub fn members_named<const N: usize>(
+    tree: &Tree<'_>,
+    node: NodeId,
+    keys: &[&str; N],
+) -> [Option<NodeId>; N] {
+    let mut out = [None; N];
+    if tree.kind(node) != Kind::Object {
+        return out;
+    }
+    let src = tree.src();
+    let mut left = N;
+    for member in tree.children(node) {
+        let Some((start, end)) = tree.key_span(member) else {
+            continue;
+        };
+        let raw = &src[start + 1..end - 1];
+        // A key with escapes is compared decoded, as `Tree::get` does.
+        let hit = if raw.contains(&b'\\') {
+            let key = tree.key(member).unwrap_or_default();
+            keys.iter().position(|k| *k == key)
+        } else {
+            keys.iter().position(|k| k.as_bytes() == raw)
+        };
+        if let Some(i) = hit
+            && out[i].is_none()
+        {
+            out[i] = Some(member);
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    out
+}
 
 /// Does `node` look like one message (or Responses item, or Gemini content)?
 pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
     if tree.kind(node) != Kind::Object {
         return false;
     }
-    tree.get(node, "role").is_some()
-        || tree.get(node, "parts").is_some()
-        || is_event(tree, node)
-        || tree.get(node, "lc").is_some()
-        || (tree.get(node, "type").is_some()
-            && (tree.get(node, "content").is_some()
-                || tree.get(node, "data").is_some()
-                || tree.get(node, "call_id").is_some()
-                || tree.get(node, "summary").is_some()))
+    let [
+        role,
+        parts,
+        lc,
+        ty,
+        content,
+        data,
+        call_id,
+        summary,
+        source,
+        rest @ ..,
+    ] = members_named(
+        tree,
+        node,
+        &[
+            "role",
+            "parts",
+            "lc",
+            "type",
+            "content",
+            "data",
+            "call_id",
+            "summary",
+            "source",
+            EVENT_KEYS[0],
+            EVENT_KEYS[1],
+            EVENT_KEYS[2],
+            EVENT_KEYS[3],
+            EVENT_KEYS[4],
+        ],
+    );
+    let event = source.is_some() && rest.iter().any(Option::is_some);
+    role.is_some()
+        || parts.is_some()
+        || event
+        || lc.is_some()
+        || (ty.is_some()
+            && (content.is_some() || data.is_some() || call_id.is_some() || summary.is_some()))
 }
+
+/// The keys of which one, with `source`, makes an OpenHands event.
+const EVENT_KEYS: [&str; 5] = [
+    "action",
+    "observation",
+    "tool_call_id",
+    "llm_message",
+    "system_prompt",
+];
 
 /// An OpenHands event: `{"source", "action"}` or `{"source", "observation"}`, or an event of
 /// the V1 SDK that is sent to the model (`{"kind", "source", "tool_call_id"|"llm_message"|…}`).
 fn is_event(tree: &Tree<'_>, node: NodeId) -> bool {
-    tree.get(node, "source").is_some()
-        && [
-            "action",
-            "observation",
-            "tool_call_id",
-            "llm_message",
-            "system_prompt",
-        ]
-        .iter()
-        .any(|k| tree.get(node, k).is_some())
+    tree.get(node, "source").is_some() && EVENT_KEYS.iter().any(|k| tree.get(node, k).is_some())
 }
 
 fn is_message_list(tree: &Tree<'_>, node: NodeId) -> bool {
@@ -75,8 +143,9 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
     if tree.kind(node) != Kind::Object || depth > 3 {
         return None;
     }
-    for key in LIST_KEYS {
-        if let Some(list) = tree.get(node, key)
+    let lists = members_named(tree, node, &LIST_KEYS);
+    for (key, list) in LIST_KEYS.iter().zip(lists) {
+        if let Some(list) = list
             && is_message_list(tree, list)
         {
             return Some(Found {
@@ -87,8 +156,9 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
             });
         }
     }
-    for key in WRAPPER_KEYS {
-        if let Some(inner) = tree.get(node, key)
+    let wrappers = members_named(tree, node, &WRAPPER_KEYS);
+    for (key, inner) in WRAPPER_KEYS.iter().zip(wrappers) {
+        if let Some(inner) = inner
             && let Some(mut found) = envelope(tree, inner, &format!("{pointer}/{key}"), depth + 1)
         {
             found.how = format!("{} inside `{key}`", found.how);
@@ -235,6 +305,19 @@ pub fn at(tree: &Tree<'_>, root: NodeId, pattern: &str) -> Result<Vec<Found>, St
 mod tests {
     use super::*;
     use crate::json::parse;
+
+    #[test]
+    fn agrees_with_get() {
+        let t = parse(br#"{"a":1,"b":2,"a":3,"c\u0064":4,"":5,"\u00e9":6}"#).unwrap();
+        let r = t.root();
+        let keys = ["a", "b", "cd", "", "é", "z"];
+        let got = members_named(&t, r, &keys);
+        for (k, g) in keys.iter().zip(got) {
+            assert_eq!(g, t.get(r, k), "{k}");
+        }
+        let arr = parse(b"[1]").unwrap();
+        assert_eq!(members_named(&arr, arr.root(), &["a"]), [None]);
+    }
 
     #[test]
     fn envelopes() {

@@ -9,7 +9,7 @@ use std::io::{self, BufRead, Read};
 use rayon::prelude::*;
 
 use crate::analysis::{self, WalkOptions, Walker};
-use crate::dialect::{ChainReader, ClaudeCode, Dialect, resumed};
+use crate::dialect::{ChainReader, ClaudeCode, Dialect, Held};
 use crate::finding::Finding;
 use crate::json::NodeBuf;
 use crate::lint::{
@@ -359,7 +359,7 @@ struct ThreadWalk {
     numbering: crate::read::Numbering,
     last_turn: usize,
     /// The main thread of a Claude Code file, held until its resumed chain is known.
-    held: Option<Vec<Message>>,
+    held: Option<Held>,
     /// The index of the first message holding only a result.
     sample: Option<usize>,
 }
@@ -510,7 +510,7 @@ impl Streamer<'_> {
                     unique_ids: judge.unique_ids,
                 };
                 self.threads.push(ThreadWalk {
-                    held: (thread.is_none() && d.name() == ClaudeCode.name()).then(Vec::new),
+                    held: (thread.is_none() && d.name() == ClaudeCode.name()).then(Held::default),
                     key: thread,
                     walker: Walker::new(judge.window, walk),
                     unread: Vec::new(),
@@ -543,21 +543,17 @@ impl Streamer<'_> {
                     None => "one message per line".into(),
                 };
                 if let Some(held) = t.held.take() {
-                    let held = match &chain {
-                        Some(chain) => {
-                            which = format!("{which}; {}", chain.explanation);
-                            report.findings.extend(
-                                chain
-                                    .findings
-                                    .iter()
-                                    .map(|f| tree_finding(self.path, index, f)),
-                            );
-                            resumed(held, chain)
-                        }
-                        None => held,
-                    };
+                    if let Some(chain) = &chain {
+                        which = format!("{which}; {}", chain.explanation);
+                        report.findings.extend(
+                            chain
+                                .findings
+                                .iter()
+                                .map(|f| tree_finding(self.path, index, f)),
+                        );
+                    }
                     // Only the resumed history counts, as when the file is read whole.
-                    for m in held {
+                    for m in held.resumed(chain.as_ref()) {
                         count_calls(&mut report.stats, &m);
                         t.push(m);
                     }

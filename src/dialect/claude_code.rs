@@ -13,13 +13,18 @@
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
 pub mod chain;
+mod held;
+mod intern;
 mod placeholder;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
+use crate::locate::members_named;
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::provider::Provider;
+
+pub use held::Held;
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -67,10 +72,12 @@ impl Dialect for ClaudeCode {
         if tree.kind(node) != Kind::Object {
             return None;
         }
-        tree.get(node, "uuid")?;
-        tree.get(node, "parentUuid")?;
-        tree.get(node, "sessionId")?;
-        let ty = tree.get_str(node, "type")?;
+        let [uuid, parent, session, ty] =
+            members_named(tree, node, &["uuid", "parentUuid", "sessionId", "type"]);
+        uuid?;
+        parent?;
+        session?;
+        let ty = tree.str(ty?)?;
         LINE_TYPES
             .contains(&ty.as_ref())
             .then_some("a Claude Code session line (`uuid`, `parentUuid`, `sessionId`, `type`)")
@@ -96,14 +103,16 @@ impl Dialect for ClaudeCode {
         let blocks = tree.len(content);
         let mut leading = true;
         for (i, block) in tree.children(content).enumerate() {
-            let ty = tree.get_str(block, "type");
+            let [ty, id, name, use_id] =
+                members_named(tree, block, &["type", "id", "name", "tool_use_id"]);
+            let ty = ty.and_then(|t| tree.str(t));
             let ty = ty.as_deref().unwrap_or("");
-            let suffix = format!("/message/content/{i}");
+            let suffix = || format!("/message/content/{i}");
             if role == Role::Assistant && (ty == "tool_use" || SERVER_CALLS.contains(&ty)) {
                 msg.calls.push(Call {
-                    name: string(tree, tree.get(block, "name")),
+                    name: string(tree, name),
                     server: ty != "tool_use",
-                    ..cx.call(tree, block, &suffix, tree.get(block, "id"), ty)
+                    ..cx.call(tree, block, &suffix(), id, ty)
                 });
             } else if role == Role::User && ty == "tool_result" {
                 // Never the whole message: a result line is a link of the `parentUuid` chain,
@@ -111,7 +120,7 @@ impl Dialect for ClaudeCode {
                 // moving the line would change nothing and deleting it would cut the chain.
                 msg.results.push(ToolResult {
                     leading,
-                    ..cx.result(tree, block, &suffix, tree.get(block, "tool_use_id"))
+                    ..cx.result(tree, block, &suffix(), use_id)
                 });
             }
             leading &= ty == "tool_result";
@@ -187,26 +196,56 @@ impl Dialect for ClaudeCode {
 /// (`chain.path`), to be numbered afresh (continuations are marked again then). Results whose call lies off the chain say why (TM013);
 /// message lines off the chain (abandoned branches) are not part of it.
 pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
-    let Some(path) = &chain.path else {
+    if chain.path.is_none() {
         return messages;
-    };
-    let order: std::collections::HashMap<usize, usize> =
-        path.iter().enumerate().map(|(k, &l)| (l, k)).collect();
-    let mut kept: Vec<(usize, Message)> = messages
+    }
+    let lines: Vec<usize> = messages.iter().map(|m| m.pos.line).collect();
+    let order = path_order(&lines, chain);
+    let mut slots: Vec<Option<Message>> = messages.into_iter().map(Some).collect();
+    order
         .into_iter()
-        .filter_map(|m| order.get(&m.pos.line).map(|&k| (k, m)))
-        .collect();
-    kept.sort_by_key(|(k, _)| *k);
-    kept.into_iter()
-        .map(|(_, mut m)| {
-            let line = m.pos.line;
-            for r in &mut m.results {
-                if let Some(id) = &r.id {
-                    r.split = chain.split.get(&(line, id.clone())).cloned();
-                }
-            }
-            m.continuation = false;
+        .filter_map(|i| slots[i].take())
+        .map(|mut m| {
+            mark_split(&mut m, chain);
             m
         })
         .collect()
+}
+
+/// The indices of the messages on lines `lines` (in file order) that lie on the path of
+/// `chain`, in the path's order (all of them, in file order, without a path).
+fn path_order(lines: &[usize], chain: &chain::Chain) -> Vec<usize> {
+    let Some(path) = &chain.path else {
+        return (0..lines.len()).collect();
+    };
+    // The place of each line on the path, by line number.
+    let mut place = vec![usize::MAX; path.iter().max().map_or(0, |&l| l + 1)];
+    for (k, &l) in path.iter().enumerate() {
+        place[l] = k;
+    }
+    let mut kept: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &l)| {
+            let k = *place.get(l)?;
+            (k != usize::MAX).then_some((k, i))
+        })
+        .collect();
+    // Stable: messages of one line keep their order.
+    kept.sort_by_key(|&(k, _)| k);
+    kept.into_iter().map(|(_, i)| i).collect()
+}
+
+/// A message on the resumed path: its results say why their call is off the path (TM013),
+/// and it is numbered afresh (continuations are marked again).
+fn mark_split(m: &mut Message, chain: &chain::Chain) {
+    let line = m.pos.line;
+    if !chain.split.is_empty() {
+        for r in &mut m.results {
+            if let Some(id) = &r.id {
+                r.split = chain.split.get(&(line, id.clone())).cloned();
+            }
+        }
+    }
+    m.continuation = false;
 }

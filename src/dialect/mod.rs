@@ -33,7 +33,7 @@ use crate::model::{Conversation, Message, Pos, Span, pointer_token};
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
 pub use claude_code::chain::{Chain, ChainReader, DropLine, TreeFinding, TreeFix};
-pub use claude_code::{ClaudeCode, resumed};
+pub use claude_code::{ClaudeCode, Held, resumed};
 pub use claude_stream::ClaudeStream;
 pub use cline::{Cline, TaskFile};
 pub use codex::CodexRollout;
@@ -309,7 +309,7 @@ impl ReadCx<'_> {
             offset: start + self.base,
             line,
             column,
-            pointer: format!("{}{}", self.pointer, suffix),
+            pointer: [self.pointer.as_str(), suffix].concat(),
         }
     }
 

@@ -14,6 +14,7 @@
 use crate::json::{Kind, NodeId, Tree};
 
 use super::Dialect;
+use crate::locate::members_named;
 
 /// A sign of tool calls or results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,46 +82,91 @@ pub const TOOL_KEYS: &[ToolKey] = &[
 ];
 
 /// Keys whose object is searched like the message itself (line and item envelopes).
-pub const ENVELOPES: &[&str] = &["message", "data", "kwargs", "payload", "item", "event"];
+pub const ENVELOPES: [&str; 6] = ["message", "data", "kwargs", "payload", "item", "event"];
 
 /// Arrays whose object elements are searched (content parts and blocks).
-const PART_LISTS: &[&str] = &["parts", "content"];
+const PART_LISTS: [&str; 2] = ["parts", "content"];
 
 /// The first tool key found in `node` (see the module comment for where).
 pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
-    let mut objects = vec![node];
-    for key in ENVELOPES {
-        if let Some(inner) = tree
-            .get(node, key)
-            .filter(|&n| tree.kind(n) == Kind::Object)
-        {
-            objects.push(inner);
-        }
+    let mut objects = [None; 1 + ENVELOPES.len()];
+    objects[0] = Some(node);
+    for (slot, inner) in objects[1..]
+        .iter_mut()
+        .zip(members_named(tree, node, &ENVELOPES))
+    {
+        *slot = inner.filter(|&n| tree.kind(n) == Kind::Object);
     }
-    let mut all = objects.clone();
-    for &o in &objects {
-        for key in PART_LISTS {
-            if let Some(list) = tree.get(o, key).filter(|&n| tree.kind(n) == Kind::Array) {
-                all.extend(
-                    tree.children(list)
-                        .filter(|&c| tree.kind(c) == Kind::Object),
-                );
-            }
-        }
+    let objects = objects.into_iter().flatten();
+    if let Some(k) = objects.clone().find_map(|o| sign_in(tree, o)) {
+        return Some(k);
     }
-    all.into_iter().find_map(|o| sign_in(tree, o))
+    objects
+        .flat_map(|o| members_named(tree, o, &PART_LISTS))
+        .flatten()
+        .filter(|&n| tree.kind(n) == Kind::Array)
+        .flat_map(|list| tree.children(list))
+        .filter(|&c| tree.kind(c) == Kind::Object)
+        .find_map(|o| sign_in(tree, o))
 }
+
+/// The distinct keys of [`TOOL_KEYS`], looked up together.
+const SIGN_KEYS: [&str; 7] = [
+    "tool_call_ids",
+    "tool_call_metadata",
+    "function_call",
+    "role",
+    "part_kind",
+    "type",
+    "event",
+];
+
+/// Where the key of each of [`TOOL_KEYS`] is in [`SIGN_KEYS`] (`usize::MAX`: not there).
+const SIGN_AT: [usize; TOOL_KEYS.len()] = {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    let mut at = [usize::MAX; TOOL_KEYS.len()];
+    let mut k = 0;
+    while k < TOOL_KEYS.len() {
+        let mut s = 0;
+        while s < SIGN_KEYS.len() {
+            if same(TOOL_KEYS[k].key, SIGN_KEYS[s]) {
+                at[k] = s;
+            }
+            s += 1;
+        }
+        k += 1;
+    }
+    at
+};
 
 /// The tool key `obj` carries as one of its own members.
 fn sign_in(tree: &Tree<'_>, obj: NodeId) -> Option<&'static ToolKey> {
-    TOOL_KEYS.iter().find(|k| {
-        let Some(v) = tree.get(obj, k.key) else {
-            return false;
+    let found = members_named(tree, obj, &SIGN_KEYS);
+    TOOL_KEYS.iter().zip(SIGN_AT).find_map(|(k, at)| {
+        let v = match found.get(at) {
+            Some(&v) => v,
+            None => tree.get(obj, k.key),
         };
-        if k.values.is_empty() {
-            return !empty(tree, v);
-        }
-        tree.str(v).is_some_and(|s| k.values.contains(&s.as_ref()))
+        let v = v?;
+        let sign = if k.values.is_empty() {
+            !empty(tree, v)
+        } else {
+            tree.str(v).is_some_and(|s| k.values.contains(&s.as_ref()))
+        };
+        sign.then_some(k)
     })
 }
 

@@ -9,6 +9,6 @@ mod parse;
 mod tree;
 mod write;
 
-pub use parse::{ErrorKind, parse, parse_into};
-pub use tree::{Kind, NodeBuf, NodeId, Tree, line_col};
+pub use parse::{ErrorKind, ParseError, parse, parse_into};
+pub use tree::{Children, Kind, NodeBuf, NodeId, Tree, line_col};
 pub use write::{J, Style};

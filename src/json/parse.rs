@@ -1,6 +1,6 @@
 //! An iterative (no recursion, so no stack overflow on deep nesting) tolerant JSON parser.
 
-use super::tree::{Kind, NONE, Node, NodeBuf, Tree};
+use super::tree::{KEY_ESCAPED, Node, NodeBuf, Tree};
 
 /// Why a JSON text could not be read, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,7 +61,8 @@ struct Parser<'a> {
     src: &'a [u8],
     pos: usize,
     nodes: Vec<Node>,
-    stack: Vec<u32>,
+    /// The open containers: node id, and whether it is an object.
+    stack: Vec<(u32, bool)>,
 }
 
 struct Key {
@@ -110,20 +111,20 @@ impl Parser<'_> {
                     "unexpected end of input (truncated JSON?)",
                 );
             };
-            let (kind, escaped, end) = match b {
+            let end = match b {
                 b'{' | b'[' => {
-                    let kind = if b == b'{' { Kind::Object } else { Kind::Array };
-                    let id = self.push(kind, false, start, start, key.take());
-                    self.stack.push(id);
+                    let is_obj = b == b'{';
+                    let id = self.push(start, start, key.take());
+                    self.stack.push((id, is_obj));
                     self.pos += 1;
                     self.skip_ws();
-                    let close = if kind == Kind::Object { b'}' } else { b']' };
+                    let close = if is_obj { b'}' } else { b']' };
                     if self.src.get(self.pos) == Some(&close) {
                         self.pos += 1;
-                        self.nodes[id as usize].end = self.pos as u32;
+                        self.close(id);
                         self.stack.pop();
                     } else {
-                        if kind == Kind::Object {
+                        if is_obj {
                             key = Some(self.member_key()?);
                         }
                         continue 'value;
@@ -133,32 +134,25 @@ impl Parser<'_> {
                     }
                     continue 'value;
                 }
-                b'"' => {
-                    let (end, escaped) = self.string(start)?;
-                    (Kind::String, escaped, end)
-                }
+                b'"' => self.string(start)?.0,
                 b't' | b'f' | b'n' => {
-                    let (word, kind): (&[u8], Kind) = match b {
-                        b't' => (b"true", Kind::Bool),
-                        b'f' => (b"false", Kind::Bool),
-                        _ => (b"null", Kind::Null),
+                    let word: &[u8] = match b {
+                        b't' => b"true",
+                        b'f' => b"false",
+                        _ => b"null",
                     };
                     if !self.src[start..].starts_with(word) {
                         return self.err(start, self.unexpected(start));
                     }
-                    (kind, false, start + word.len())
+                    start + word.len()
                 }
-                b'N' if self.src[start..].starts_with(b"NaN") => (Kind::Number, false, start + 3),
-                b'I' if self.src[start..].starts_with(b"Infinity") => {
-                    (Kind::Number, false, start + 8)
-                }
-                b'-' if self.src[start..].starts_with(b"-Infinity") => {
-                    (Kind::Number, false, start + 9)
-                }
-                b'-' | b'0'..=b'9' => (Kind::Number, false, self.number(start)?),
+                b'N' if self.src[start..].starts_with(b"NaN") => start + 3,
+                b'I' if self.src[start..].starts_with(b"Infinity") => start + 8,
+                b'-' if self.src[start..].starts_with(b"-Infinity") => start + 9,
+                b'-' | b'0'..=b'9' => self.number(start)?,
                 _ => return self.err(start, self.unexpected(start)),
             };
-            self.push(kind, escaped, start, end, key.take());
+            self.push(start, end, key.take());
             self.pos = end;
             if !self.after_value(&mut key)? {
                 return Ok(());
@@ -170,7 +164,7 @@ impl Parser<'_> {
     fn after_value(&mut self, key: &mut Option<Key>) -> Result<bool, ParseError> {
         loop {
             self.skip_ws();
-            let Some(&top) = self.stack.last() else {
+            let Some(&(top, is_obj)) = self.stack.last() else {
                 if self.pos < self.src.len() {
                     return self.fail(
                         self.pos,
@@ -180,7 +174,6 @@ impl Parser<'_> {
                 }
                 return Ok(false);
             };
-            let is_obj = self.nodes[top as usize].kind == Kind::Object;
             match self.src.get(self.pos) {
                 Some(b',') => {
                     self.pos += 1;
@@ -208,7 +201,7 @@ impl Parser<'_> {
                 }
             }
             self.pos += 1;
-            self.nodes[top as usize].end = self.pos as u32;
+            self.close(top);
             self.stack.pop();
         }
     }
@@ -294,42 +287,28 @@ impl Parser<'_> {
         Ok(i)
     }
 
-    fn push(
-        &mut self,
-        kind: Kind,
-        escaped: bool,
-        start: usize,
-        end: usize,
-        key: Option<Key>,
-    ) -> u32 {
+    fn push(&mut self, start: usize, end: usize, key: Option<Key>) -> u32 {
         let id = self.nodes.len() as u32;
-        let (key_start, key_end, key_escaped) =
-            key.map_or((0, 0, false), |k| (k.start, k.end, k.escaped));
+        let (key_start, key_end, tail) = key.map_or((0, 0, 0), |k| {
+            let tail = if k.escaped { KEY_ESCAPED } else { 0 };
+            (k.start as u32, k.end as u32, tail)
+        });
         self.nodes.push(Node {
-            kind,
-            escaped,
             start: start as u32,
             end: end as u32,
-            key_start: key_start as u32,
-            key_end: key_end as u32,
-            key_escaped,
-            first_child: NONE,
-            last_child: NONE,
-            next: NONE,
-            len: 0,
+            key_start,
+            key_end,
+            tail,
         });
-        if let Some(&parent) = self.stack.last() {
-            let p = &mut self.nodes[parent as usize];
-            p.len += 1;
-            let prev = p.last_child;
-            p.last_child = id;
-            if prev == NONE {
-                p.first_child = id;
-            } else {
-                self.nodes[prev as usize].next = id;
-            }
-        }
         id
+    }
+
+    /// The container `id` ends at the current position: everything since it is inside.
+    fn close(&mut self, id: u32) {
+        let inside = self.nodes.len() as u32 - id - 1;
+        let n = &mut self.nodes[id as usize];
+        n.end = self.pos as u32;
+        n.tail |= inside;
     }
 
     fn describe(&self, at: usize) -> String {
@@ -348,6 +327,29 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Kind;
+
+    #[test]
+    fn a_node_takes_twenty_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 20);
+    }
+
+    #[test]
+    fn siblings_skip_over_nested_values() {
+        let t = parse(br#"{"a": [1, [2, {"x": 3}]], "b\u0041": {}, "c": "s"}"#).unwrap();
+        let keys: Vec<_> = t.members(0).map(|(k, _)| k.into_owned()).collect();
+        assert_eq!(keys, ["a", "bA", "c"]);
+        assert_eq!(t.len(0), 3);
+        let a = t.get(0, "a").unwrap();
+        assert_eq!(t.len(a), 2);
+        assert_eq!(t.raw(t.index(a, 1).unwrap()), br#"[2, {"x": 3}]"#);
+        assert!(t.get(0, "b\\u0041").is_none());
+        let b = t.get(0, "bA").unwrap();
+        assert!(t.is_empty(b) && t.kind(b) == Kind::Object);
+        assert_eq!(t.get_str(0, "c").unwrap(), "s");
+        assert!(t.is_empty(t.get(0, "c").unwrap()));
+        assert_eq!(t.index(a, 2), None);
+    }
 
     #[test]
     fn spans_and_lookup() {
@@ -392,6 +394,34 @@ mod tests {
         assert!(parse(b"").is_err());
         assert!(parse(b"   ").is_err());
         assert!(parse(b"-").is_err());
+    }
+
+    #[test]
+    fn strings_end_at_the_first_unescaped_quote_whatever_their_length() {
+        for len in [0, 1, 15, 16, 17, 31, 32, 100] {
+            let body = "x".repeat(len);
+            for text in [format!(r#"["{body}"]"#), format!(r#"["{body}\"", 1]"#)] {
+                let t = parse(text.as_bytes()).unwrap();
+                let s = t.index(0, 0).unwrap();
+                assert_eq!(t.span(s), (1, text.rfind('"').unwrap() + 1), "{text}");
+            }
+            let cut = format!(r#"["{body}"#);
+            let e = parse(cut.as_bytes()).unwrap_err();
+            assert_eq!((e.offset, e.kind), (1, ErrorKind::Truncated), "{cut}");
+        }
+    }
+
+    #[test]
+    fn key_spans_are_found_across_blanks_and_the_colon() {
+        let src = b"{\"a\" \r\n :\t 1, \"b\\\"c\":[], \"\":{\"d\"  :  null}}";
+        let t = parse(src).unwrap();
+        let spans: Vec<_> = t.children(0).map(|c| t.key_span(c).unwrap()).collect();
+        assert_eq!(spans, [(1, 4), (14, 20), (25, 27)]);
+        assert_eq!(t.key(t.children(0).next().unwrap()).unwrap(), "a");
+        assert_eq!(t.get(0, "b\"c").map(|c| t.raw(c)), Some(&b"[]"[..]));
+        let inner = t.get(0, "").unwrap();
+        assert_eq!(t.key_span(t.get(inner, "d").unwrap()), Some((29, 32)));
+        assert_eq!(t.key_span(0), None);
     }
 
     #[test]

@@ -22,24 +22,38 @@ pub enum Kind {
 /// Index of a node in a [`Tree`].
 pub type NodeId = u32;
 
-pub(crate) const NONE: u32 = u32::MAX;
-
+/// One value of a parsed text: 20 bytes. What can be read back from the source is not stored:
+/// the kind is the value's first byte, a string's escapes are found when it is decoded, the
+/// first child of a container is the next node (nodes are in document order) and the next
+/// sibling of a node follows its descendants.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
-    pub kind: Kind,
-    /// The string has escapes or non-UTF-8 bytes and must be decoded.
-    pub escaped: bool,
     // Offsets are u32 (a parsed text is under 4 GiB): nodes stay small on big documents.
     pub start: u32,
     pub end: u32,
-    /// Span of the member key token (with quotes) when this node is an object member.
+    /// Span of the member key token (with quotes) when this node is an object member;
+    /// `key_end` is 0 otherwise.
     pub key_start: u32,
     pub key_end: u32,
-    pub key_escaped: bool,
-    pub first_child: u32,
-    pub last_child: u32,
-    pub next: u32,
-    pub len: u32,
+    /// The number of nodes inside a container (all depths; 0 for scalars), and
+    /// [`KEY_ESCAPED`] when the member key has escapes.
+    pub tail: u32,
+}
+
+/// The bit of [`Node::tail`] saying that the member key has escapes. The count never reaches
+/// it: a text under 4 GiB holds fewer than 2^31 values (every value but the first comes with
+/// a separator or a bracket).
+pub(crate) const KEY_ESCAPED: u32 = 1 << 31;
+
+impl Node {
+    /// The number of nodes inside a container (all depths); 0 for scalars.
+    pub fn descendants(&self) -> u32 {
+        self.tail & !KEY_ESCAPED
+    }
+
+    fn key_escaped(&self) -> bool {
+        self.tail & KEY_ESCAPED != 0
+    }
 }
 
 /// A reusable node buffer, so that reading many lines does not allocate per line.
@@ -71,7 +85,7 @@ impl<'a> Tree<'a> {
 
     /// The kind of a node.
     pub fn kind(&self, id: NodeId) -> Kind {
-        self.nodes[id as usize].kind
+        kind_of(self.src[self.nodes[id as usize].start as usize])
     }
 
     /// Byte range of the value in the source (for strings, quotes included).
@@ -93,19 +107,20 @@ impl<'a> Tree<'a> {
 
     /// Number of elements or members of a container (0 for scalars).
     pub fn len(&self, id: NodeId) -> usize {
-        self.nodes[id as usize].len as usize
+        self.children(id).count()
     }
 
     /// True when a container has no elements or members, or the node is a scalar.
     pub fn is_empty(&self, id: NodeId) -> bool {
-        self.len(id) == 0
+        self.nodes[id as usize].descendants() == 0
     }
 
     /// Elements of an array or member values of an object, in source order.
     pub fn children(&self, id: NodeId) -> Children<'_, 'a> {
         Children {
             tree: self,
-            next: self.nodes[id as usize].first_child,
+            next: id + 1,
+            end: id + 1 + self.nodes[id as usize].descendants(),
         }
     }
 
@@ -119,10 +134,29 @@ impl<'a> Tree<'a> {
 
     /// The value of the member `key` of an object (the first one, when a key repeats).
     pub fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
-        if self.kind(id) != Kind::Object {
+        // Only the nodes are read until a key of the right length turns up. An object is a
+        // container whose first child has a key (an empty one has no member to find); most
+        // lookups miss, so lengths are compared first, and a key token with escapes is decoded.
+        let want = key.as_bytes();
+        let first = id as usize + 1;
+        let inside = &self.nodes[first..first + self.nodes[id as usize].descendants() as usize];
+        if inside.first().is_none_or(|m| m.key_end == 0) {
             return None;
         }
-        self.children(id).find(|&c| self.key_is(c, key))
+        let mut at = 0;
+        while let Some(n) = inside.get(at) {
+            let (start, end) = (n.key_start as usize, n.key_end as usize);
+            let hit = if n.key_escaped() {
+                decode_string(&self.src[start + 1..end - 1], true) == key
+            } else {
+                end - start == want.len() + 2 && same(&self.src[start + 1..end - 1], want)
+            };
+            if hit {
+                return Some((first + at) as NodeId);
+            }
+            at += 1 + n.descendants() as usize;
+        }
+        None
     }
 
     /// Follow a path of object keys.
@@ -138,7 +172,7 @@ impl<'a> Tree<'a> {
         }
         Some(decode_string(
             &self.src[n.key_start as usize + 1..n.key_end as usize - 1],
-            n.key_escaped,
+            n.key_escaped(),
         ))
     }
 
@@ -146,19 +180,6 @@ impl<'a> Tree<'a> {
     pub fn key_span(&self, id: NodeId) -> Option<(usize, usize)> {
         let n = &self.nodes[id as usize];
         (n.key_end != 0).then_some((n.key_start as usize, n.key_end as usize))
-    }
-
-    fn key_is(&self, id: NodeId, key: &str) -> bool {
-        let n = &self.nodes[id as usize];
-        if n.key_end == 0 {
-            return false;
-        }
-        let raw = &self.src[n.key_start as usize + 1..n.key_end as usize - 1];
-        if n.key_escaped {
-            decode_string(raw, true) == key
-        } else {
-            raw == key.as_bytes()
-        }
     }
 
     /// Member (key, value) pairs of an object, in source order.
@@ -169,14 +190,11 @@ impl<'a> Tree<'a> {
 
     /// The decoded value of a string node; `None` for other kinds.
     pub fn str(&self, id: NodeId) -> Option<Cow<'a, str>> {
-        let n = &self.nodes[id as usize];
-        if n.kind != Kind::String {
+        if self.kind(id) != Kind::String {
             return None;
         }
-        Some(decode_string(
-            &self.src[n.start as usize + 1..n.end as usize - 1],
-            n.escaped,
-        ))
+        let n = &self.nodes[id as usize];
+        Some(decode(&self.src[n.start as usize + 1..n.end as usize - 1]))
     }
 
     /// The string value of member `key`, if it is a string.
@@ -226,18 +244,43 @@ pub fn line_col(src: &[u8], offset: usize) -> (usize, usize) {
 pub struct Children<'t, 'a> {
     tree: &'t Tree<'a>,
     next: u32,
+    /// One past the last descendant of the container.
+    end: u32,
 }
 
 impl Iterator for Children<'_, '_> {
     type Item = NodeId;
     fn next(&mut self) -> Option<NodeId> {
-        if self.next == NONE {
+        if self.next >= self.end {
             return None;
         }
         let id = self.next;
-        self.next = self.tree.nodes[id as usize].next;
+        self.next = id + 1 + self.tree.nodes[id as usize].descendants();
         Some(id)
     }
+}
+
+/// Byte equality of two slices of the same length, without a call for the short keys of
+/// most lookups.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The kind of the value whose first byte is `first` (the parser only makes nodes of values).
+pub(crate) fn kind_of(first: u8) -> Kind {
+    match first {
+        b'{' => Kind::Object,
+        b'[' => Kind::Array,
+        b'"' => Kind::String,
+        b't' | b'f' => Kind::Bool,
+        b'n' => Kind::Null,
+        _ => Kind::Number,
+    }
+}
+
+/// Decode the inside of a string token, finding out whether it has escapes.
+fn decode(raw: &[u8]) -> Cow<'_, str> {
+    decode_string(raw, memchr::memchr(b'\\', raw).is_some())
 }
 
 /// Decode the inside of a JSON string token. Lone surrogates and invalid UTF-8 become U+FFFD.

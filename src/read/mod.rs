@@ -343,7 +343,9 @@ pub(crate) fn read_found(
     for (n, pointer) in nodes {
         let mcx = ReadCx {
             pointer,
-            ..cx.clone()
+            base: cx.base,
+            line: cx.line,
+            cursor: cx.cursor,
         };
         if let Some(f) = foreign_message(tree, n, dialect, &mcx) {
             foreign.push(f);
@@ -436,6 +438,12 @@ pub(crate) fn foreign_message(
     })
 }
 
+/// From this many messages on, a conversation's messages are kept with their lists of calls
+/// and results trimmed to length: a list grown by pushes holds room for four, which a long
+/// conversation pays for every message until it is analysed (a short one, read and dropped
+/// line by line, would only pay for the trimming).
+const TRIM_AFTER: usize = 256;
+
 /// Numbers messages and marks continuations of a model message split over several entries.
 #[derive(Debug, Default)]
 pub(crate) struct Builder {
@@ -446,6 +454,10 @@ pub(crate) struct Builder {
 impl Builder {
     fn push(&mut self, mut m: Message) {
         self.numbering.number(&mut m);
+        if self.messages.len() >= TRIM_AFTER {
+            m.calls.shrink_to_fit();
+            m.results.shrink_to_fit();
+        }
         self.messages.push(m);
     }
 }

@@ -14,47 +14,73 @@
 //! call is.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
-use crate::json::{Kind, NodeId, Tree, line_col, parse};
+use memchr::memmem::Finder;
+
+use super::intern::{Interner, Sym, Texts};
+use crate::json::{Kind, NodeBuf, NodeId, Tree, line_col, parse_into};
+use crate::locate::members_named;
 use crate::rules::Rule;
 
-/// One line of the file that carries a `uuid`.
+/// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
+/// link costs a few words whatever the file holds.
 #[derive(Debug, Clone)]
 struct Link {
     line: usize,
-    /// Byte span of the line's text in the file (line ending excluded).
-    span: (usize, usize),
-    /// Byte span of the `parentUuid` value in the file.
-    parent_span: Option<(usize, usize)>,
-    uuid: String,
-    parent: Option<String>,
+    /// Where the line's text starts in the file, and its length (line ending excluded; a
+    /// parsed line is under 4 GiB).
+    start: usize,
+    len: u32,
+    /// Where the `parentUuid` value (a string) starts within the line (`u32::MAX`: it is not
+    /// a string), and its length.
+    parent_at: u32,
+    parent_len: u32,
+    uuid: Sym,
+    parent: Option<Sym>,
     /// Column of the `parentUuid` value.
-    parent_column: usize,
+    parent_column: u32,
     sidechain: bool,
     /// A `user` or `assistant` line.
     message: bool,
-    /// The `timestamp` (ISO 8601, compared as text).
-    timestamp: Option<String>,
+    /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
+    timestamp: Option<Sym>,
     boundary: bool,
-    logical_parent: Option<String>,
+    logical_parent: Option<Sym>,
     /// The line's bytes, to tell identical copies from conflicting ones.
     digest: u64,
     /// `message.id` of an assistant line: the lines of one API message share it.
-    group: Option<String>,
-    /// `tool_use` / `server_tool_use` ids of the line.
-    calls: Vec<String>,
-    /// `tool_result` ids (user lines).
-    results: Vec<String>,
+    group: Option<Sym>,
+    /// Where the line's ids start in [`ChainReader::ids`]: first its `calls` (`tool_use` /
+    /// `server_tool_use` ids), then its `results` (`tool_result` ids of user lines).
+    ids: usize,
+    calls: u32,
+    results: u32,
     /// Server tool results (assistant lines).
-    server_results: Vec<ServerResult>,
+    server_results: Box<[ServerResult]>,
     /// The line's content is that one server tool result.
     only_block: bool,
+}
+
+impl Link {
+    /// Byte span of the line's text in the file.
+    fn span(&self) -> (usize, usize) {
+        (self.start, self.start + self.len as usize)
+    }
+
+    /// Byte span of the `parentUuid` value in the file, when it is a string.
+    fn parent_span(&self) -> Option<(usize, usize)> {
+        (self.parent_at != u32::MAX).then(|| {
+            let at = self.start + self.parent_at as usize;
+            (at, at + self.parent_len as usize)
+        })
+    }
 }
 
 /// A server tool result block of an assistant line.
 #[derive(Debug, Clone)]
 struct ServerResult {
-    id: String,
+    id: Sym,
     kind: String,
     column: usize,
     /// Byte span of the block in the file.
@@ -154,20 +180,34 @@ pub struct Chain {
 #[derive(Debug, Default)]
 pub struct ChainReader {
     links: Vec<Link>,
+    /// The strings of the links.
+    names: Interner,
+    /// Their timestamps (not looked up: kept as they are, without interning).
+    stamps: Texts,
+    /// The call and result ids of the links (see [`Link::ids`]).
+    ids: Vec<Sym>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
+    /// The node buffer reused by every line.
+    buf: NodeBuf,
 }
 
-/// Hash of a line's bytes (FNV-1a: stable, no dependency).
+/// Hash of a line's bytes, to tell identical lines from different ones (a fast 64-bit hash
+/// with a fixed seed: a collision is as unlikely as any 64-bit one).
 fn digest(text: &[u8]) -> u64 {
-    text.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x746f_6f6c_6d65_6e64).hash_one(text)
 }
 
 fn column(tree: &Tree<'_>, node: NodeId) -> usize {
     line_col(tree.src(), tree.span(node).0).1
 }
+
+/// The quick test a line must pass before it is parsed: it names a `uuid` or a `parentUuid`
+/// (both end in `uid"`: most lines of other logs are ruled out by one scan).
+static UID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"uid\""));
+static UUID_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"uuid\""));
+static PARENT_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"parentUuid\""));
 
 impl ChainReader {
     /// Read line `number` (its text without the line ending), which starts at byte `start`.
@@ -176,89 +216,149 @@ impl ChainReader {
             Some(rest) if start == 0 => (rest, 3),
             _ => (text, start),
         };
-        if memchr::memmem::find(text, b"\"parentUuid\"").is_none()
-            && memchr::memmem::find(text, b"\"uuid\"").is_none()
+        if UID.find(text).is_none()
+            || (PARENT_KEY.find(text).is_none() && UUID_KEY.find(text).is_none())
         {
             return;
         }
-        let Ok(tree) = parse(text) else { return };
+        let Ok(tree) = parse_into(text, &mut self.buf) else {
+            return;
+        };
+        self.link(number, start, text, &tree);
+        self.buf = tree.into_buf();
+    }
+
+    /// Keep the link of the parsed line `tree`.
+    fn link(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
         let root = tree.root();
         if tree.kind(root) != Kind::Object {
             return;
         }
-        let ty = tree.get_str(root, "type").unwrap_or_default();
-        let message = ty == "user" || ty == "assistant";
-        let sidechain = tree.get(root, "isSidechain").and_then(|v| tree.bool(v)) == Some(true);
-        let Some(uuid) = tree.get_str(root, "uuid").filter(|u| !u.is_empty()) else {
-            if message && !sidechain {
+        let [
+            ty,
+            sidechain,
+            uuid,
+            parent_node,
+            timestamp,
+            subtype,
+            logical,
+            message,
+        ] = members_named(
+            tree,
+            root,
+            &[
+                "type",
+                "isSidechain",
+                "uuid",
+                "parentUuid",
+                "timestamp",
+                "subtype",
+                "logicalParentUuid",
+                "message",
+            ],
+        );
+        let text_of = |n: Option<NodeId>| n.and_then(|n| tree.str(n));
+        let ty = text_of(ty).unwrap_or_default();
+        let is_message = ty == "user" || ty == "assistant";
+        let sidechain = sidechain.and_then(|v| tree.bool(v)) == Some(true);
+        let Some(uuid) = text_of(uuid).filter(|u| !u.is_empty()) else {
+            if is_message && !sidechain {
                 self.untracked = true;
             }
             return;
         };
-        let parent_node = tree.get(root, "parentUuid");
+        let [group, content] = members_named(tree, message.unwrap_or(root), &["id", "content"]);
+        let (group, content) = match message {
+            Some(_) => (group, content),
+            None => (None, None),
+        };
+        let names = &mut self.names;
+        let (parent_at, parent_len) = parent_node
+            .filter(|&p| tree.kind(p) == Kind::String)
+            .map_or((u32::MAX, 0), |p| {
+                let (a, b) = tree.span(p);
+                (a as u32, (b - a) as u32)
+            });
         let mut link = Link {
             line: number,
-            span: (start, start + text.len()),
-            parent_span: parent_node
-                .filter(|&p| tree.kind(p) == Kind::String)
-                .map(|p| {
-                    let (a, b) = tree.span(p);
-                    (start + a, start + b)
-                }),
-            uuid: uuid.into_owned(),
-            parent: parent_node
-                .and_then(|p| tree.str(p))
-                .map(|p| p.into_owned()),
-            parent_column: parent_node.map_or(1, |p| column(&tree, p)),
+            start,
+            len: text.len() as u32,
+            parent_at,
+            parent_len,
+            uuid: names.intern(&uuid),
+            parent: text_of(parent_node).map(|p| names.intern(&p)),
+            parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
             sidechain,
-            message,
-            timestamp: tree.get_str(root, "timestamp").map(|t| t.into_owned()),
-            boundary: ty == "system" && tree.str_is(root, "subtype", "compact_boundary"),
-            logical_parent: tree
-                .get_str(root, "logicalParentUuid")
-                .map(|p| p.into_owned()),
+            message: is_message,
+            timestamp: text_of(timestamp).map(|t| self.stamps.push(&t)),
+            boundary: ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
+            logical_parent: text_of(logical).map(|p| names.intern(&p)),
             digest: digest(text),
             group: (ty == "assistant")
-                .then(|| {
-                    tree.path(root, &["message", "id"])
-                        .and_then(|i| tree.str(i))
-                })
+                .then(|| text_of(group))
                 .flatten()
-                .map(|g| g.into_owned()),
-            calls: Vec::new(),
-            results: Vec::new(),
-            server_results: Vec::new(),
+                .map(|g| names.intern(&g)),
+            ids: self.ids.len(),
+            calls: 0,
+            results: 0,
+            server_results: Box::default(),
             only_block: false,
         };
-        let content = tree.path(root, &["message", "content"]);
+        let mut server_results = Vec::new();
         let blocks = content.map_or(0, |c| tree.len(c));
+        let mut results = Vec::new();
         for block in content.into_iter().flat_map(|c| tree.children(c)) {
-            let kind = tree.get_str(block, "type").unwrap_or_default();
-            let id = |key| tree.get_str(block, key).map(|s| s.into_owned());
+            let [kind, id, use_id] = members_named(tree, block, &["type", "id", "tool_use_id"]);
+            let kind = text_of(kind).unwrap_or_default();
             if ty == "assistant" && (kind == "tool_use" || kind == "server_tool_use") {
-                link.calls.extend(id("id"));
+                if let Some(i) = text_of(id) {
+                    self.ids.push(names.intern(&i));
+                    link.calls += 1;
+                }
             } else if ty == "assistant" && kind.ends_with("_tool_result") {
-                if let Some(i) = id("tool_use_id") {
+                if let Some(i) = text_of(use_id) {
                     let (a, b) = tree.span(block);
-                    link.server_results.push(ServerResult {
-                        id: i,
+                    server_results.push(ServerResult {
+                        id: names.intern(&i),
                         kind: kind.into_owned(),
-                        column: column(&tree, block),
+                        column: column(tree, block),
                         span: (start + a, start + b),
-                        text: server_text(&tree, block),
+                        text: server_text(tree, block),
                     });
                     link.only_block = blocks == 1;
                 }
             } else if ty == "user" && kind == "tool_result" {
-                link.results.extend(id("tool_use_id"));
+                results.extend(text_of(use_id).map(|i| names.intern(&i)));
             }
         }
+        link.results = results.len() as u32;
+        link.server_results = server_results.into_boxed_slice();
+        self.ids.extend(results);
         self.links.push(link);
     }
 
     /// Add the links `later` read from the lines after this reader's (a file read in blocks).
+    /// A link names its strings by numbers of its own reader's interner, so each one is
+    /// interned again here.
     pub fn append(&mut self, later: ChainReader) {
-        self.links.extend(later.links);
+        let names = &mut self.names;
+        let mut again = |sym: Sym| names.intern(later.names.get(sym));
+        for mut link in later.links {
+            let ids = later.ids[link.ids..link.ids + (link.calls + link.results) as usize].iter();
+            link.ids = self.ids.len();
+            self.ids.extend(ids.map(|&id| again(id)));
+            link.uuid = again(link.uuid);
+            link.parent = link.parent.map(&mut again);
+            link.logical_parent = link.logical_parent.map(&mut again);
+            link.group = link.group.map(&mut again);
+            for r in link.server_results.iter_mut() {
+                r.id = again(r.id);
+            }
+            link.timestamp = link
+                .timestamp
+                .map(|t| self.stamps.push(later.stamps.get(t)));
+            self.links.push(link);
+        }
         self.untracked |= later.untracked;
     }
 
@@ -268,40 +368,47 @@ impl ChainReader {
         if self.untracked {
             return None;
         }
-        let links = self.links;
+        let links = &self.links[..];
         let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
         if !main.iter().any(|&i| links[i].message) {
             return None;
         }
         // The later of two lines with one uuid is the line (as the client keeps it).
-        let mut by_uuid: HashMap<&str, usize> = HashMap::new();
+        let mut by_uuid = vec![NO; self.names.len()];
         for (i, l) in links.iter().enumerate() {
-            by_uuid.insert(&l.uuid, i);
+            by_uuid[l.uuid as usize] = i as u32;
         }
+        let ls = Links {
+            links,
+            names: &self.names,
+            ids: &self.ids,
+            stamps: &self.stamps,
+            by_uuid,
+        };
         let last = *main.last()?;
-        let leaf = newest_descendant(&links, &main, &by_uuid, last);
+        let leaf = newest_descendant(&ls, &main, last);
         let mut chain = Chain::default();
-        if let Some(f) = shared_uuid(&links) {
+        if let Some(f) = shared_uuid(&ls) {
             chain.explanation =
                 "read in file order: the uuids do not identify lines (see TM012)".into();
             chain.findings.push(f);
             return Some(chain);
         }
-        duplicates(&links, &mut chain.findings);
-        parents(&links, &main, &by_uuid, &mut chain.findings);
-        let mut seen = HashSet::new();
+        duplicates(&ls, &mut chain.findings);
+        parents(&ls, &main, &mut chain.findings);
+        let mut seen = vec![false; links.len()];
         let mut path = Vec::new();
         let mut at = Some(leaf);
         let mut gaps = 0;
         while let Some(i) = at {
-            if !seen.insert(i) {
+            if std::mem::replace(&mut seen[i], true) {
                 break;
             }
             path.push(i);
-            at = match links[i].parent.as_deref() {
+            at = match links[i].parent {
                 None => None,
-                Some(p) => match by_uuid.get(p) {
-                    Some(&j) => Some(j),
+                Some(p) => match ls.line_of(p) {
+                    Some(j) => Some(j),
                     None => {
                         gaps += 1;
                         // `main` is in file order: the main-chain line just before.
@@ -313,12 +420,15 @@ impl ChainReader {
             };
         }
         path.reverse();
-        let path = with_parallel_parts(&links, &main, path);
-        let on_path: HashSet<usize> = path.iter().copied().collect();
+        let path = with_parallel_parts(&ls, &main, path);
+        let mut on_path = vec![false; links.len()];
+        for &i in &path {
+            on_path[i] = true;
+        }
         let boundary = path.iter().position(|&i| links[i].boundary);
         let abandoned = main
             .iter()
-            .filter(|&&i| links[i].message && !on_path.contains(&i))
+            .filter(|&&i| links[i].message && !on_path[i])
             .count();
         chain.explanation = format!(
             "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
@@ -352,43 +462,143 @@ impl ChainReader {
                 ),
             }
         );
-        split_pairs(&links, &path, &on_path, &by_uuid, &mut chain);
-        server_orphans(&links, &path, &mut chain.findings);
+        split_pairs(&ls, &path, &on_path, &mut chain);
+        server_orphans(&ls, &path, &mut chain.findings);
         chain.path = Some(path.iter().map(|&i| links[i].line).collect());
         chain.findings.sort_by_key(|f| (f.line, f.column));
         Some(chain)
     }
 }
 
-/// Where the client starts: from `start`, down to the newest child written after it (by
-/// timestamp), again and again.
-fn newest_descendant(
-    links: &[Link],
-    main: &[usize],
-    by_uuid: &HashMap<&str, usize>,
-    start: usize,
-) -> usize {
-    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
-    for &i in main {
-        if by_uuid.get(links[i].uuid.as_str()) == Some(&i)
-            && let Some(p) = links[i].parent.as_deref()
-        {
-            children.entry(p).or_default().push(i);
+/// No line (in the vectors indexed by interned string).
+const NO: u32 = u32::MAX;
+
+/// The links of a file with their strings, and the line each uuid names.
+struct Links<'r> {
+    links: &'r [Link],
+    names: &'r Interner,
+    ids: &'r [Sym],
+    stamps: &'r Texts,
+    /// For each interned string: the index of the later line with that uuid (`NO`: none).
+    by_uuid: Vec<u32>,
+}
+
+impl Links<'_> {
+    /// The line whose uuid is `sym` (the later one, of two).
+    fn line_of(&self, sym: Sym) -> Option<usize> {
+        match self.by_uuid[sym as usize] {
+            NO => None,
+            i => Some(i as usize),
         }
     }
-    let mut seen = HashSet::new();
+
+    fn name(&self, sym: Sym) -> &str {
+        self.names.get(sym)
+    }
+
+    /// The `tool_use` / `server_tool_use` ids of `l`.
+    fn calls(&self, l: &Link) -> &[Sym] {
+        &self.ids[l.ids..l.ids + l.calls as usize]
+    }
+
+    /// The `tool_result` ids of `l`.
+    fn results(&self, l: &Link) -> &[Sym] {
+        let start = l.ids + l.calls as usize;
+        &self.ids[start..start + l.results as usize]
+    }
+
+    /// Link indices grouped by an interned string, each group in the order given.
+    fn group(&self, pairs: impl Iterator<Item = (Sym, usize)>) -> Groups {
+        Groups::new(self.names.len(), pairs)
+    }
+}
+
+/// Values grouped by a key below a known bound (a multimap as two flat vectors).
+struct Groups {
+    starts: Vec<u32>,
+    values: Vec<u32>,
+}
+
+impl Groups {
+    fn new(keys: usize, pairs: impl Iterator<Item = (Sym, usize)>) -> Groups {
+        let pairs: Vec<(Sym, usize)> = pairs.collect();
+        let mut starts = vec![0u32; keys + 1];
+        for &(k, _) in &pairs {
+            starts[k as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut values = vec![0u32; pairs.len()];
+        for (k, v) in pairs {
+            values[next[k as usize] as usize] = v as u32;
+            next[k as usize] += 1;
+        }
+        Groups { starts, values }
+    }
+
+    /// The values of `key`, in the order given (empty when none).
+    fn get(&self, key: Sym) -> impl Iterator<Item = usize> + '_ {
+        let k = key as usize;
+        self.values[self.starts[k] as usize..self.starts[k + 1] as usize]
+            .iter()
+            .map(|&v| v as usize)
+    }
+
+    fn len(&self, key: Sym) -> usize {
+        let k = key as usize;
+        (self.starts[k + 1] - self.starts[k]) as usize
+    }
+}
+
+/// A set of interned strings that empties in constant time.
+struct Marks {
+    stamp: Vec<u32>,
+    epoch: u32,
+}
+
+impl Marks {
+    fn new(keys: usize) -> Marks {
+        Marks {
+            stamp: vec![0; keys],
+            epoch: 1,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.epoch += 1;
+    }
+
+    fn insert(&mut self, key: Sym) {
+        self.stamp[key as usize] = self.epoch;
+    }
+
+    fn contains(&self, key: Sym) -> bool {
+        self.stamp[key as usize] == self.epoch
+    }
+}
+
+/// Where the client starts: from `start`, down to the newest child written after it (by
+/// timestamp), again and again.
+fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
+    let links = ls.links;
+    let children = ls.group(
+        main.iter()
+            .filter(|&&i| ls.line_of(links[i].uuid) == Some(i))
+            .filter_map(|&i| links[i].parent.map(|p| (p, i))),
+    );
+    let stamp = |i: usize| links[i].timestamp.map(|t| ls.stamps.get(t));
+    let mut seen = vec![false; links.len()];
     let mut at = start;
-    while seen.insert(at) {
-        let Some(now) = links[at].timestamp.as_deref() else {
+    while !std::mem::replace(&mut seen[at], true) {
+        let Some(now) = stamp(at) else {
             break;
         };
         let newer = children
-            .get(links[at].uuid.as_str())
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&c| links[c].timestamp.as_deref().is_some_and(|t| t > now))
-            .max_by(|&a, &b| links[a].timestamp.cmp(&links[b].timestamp));
+            .get(links[at].uuid)
+            .filter(|&c| stamp(c).is_some_and(|t| t > now))
+            .max_by(|&a, &b| stamp(a).cmp(&stamp(b)));
         match newer {
             Some(c) => at = c,
             None => break,
@@ -401,45 +611,43 @@ fn newest_descendant(
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
 /// hanging from those lines, right after the message.
-fn with_parallel_parts(links: &[Link], main: &[usize], path: Vec<usize>) -> Vec<usize> {
-    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
+fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<usize> {
+    let links = ls.links;
     // Of two lines with one uuid only the later one exists for the client.
-    let mut canonical: HashMap<&str, usize> = HashMap::new();
+    let mut canonical = vec![NO; ls.names.len()];
     for &i in main {
-        canonical.insert(&links[i].uuid, i);
+        canonical[links[i].uuid as usize] = i as u32;
     }
-    for &i in main
-        .iter()
-        .filter(|&&i| canonical[links[i].uuid.as_str()] == i)
-    {
-        if let Some(g) = links[i].group.as_deref() {
-            groups.entry(g).or_default().push(i);
-        }
-        if let Some(p) = links[i].parent.as_deref() {
-            children.entry(p).or_default().push(i);
-        }
+    let kept = || {
+        main.iter()
+            .copied()
+            .filter(|&i| canonical[links[i].uuid as usize] == i as u32)
+    };
+    let groups = ls.group(kept().filter_map(|i| links[i].group.map(|g| (g, i))));
+    let children = ls.group(kept().filter_map(|i| links[i].parent.map(|p| (p, i))));
+    let mut on_path = vec![false; links.len()];
+    for &i in &path {
+        on_path[i] = true;
     }
-    let on_path: HashSet<usize> = path.iter().copied().collect();
-    let mut done: HashSet<usize> = HashSet::new();
+    let mut done = vec![false; links.len()];
     let mut out = Vec::with_capacity(path.len());
     for i in path {
-        if !done.insert(i) {
+        if std::mem::replace(&mut done[i], true) {
             continue;
         }
-        let Some(group) = links[i].group.as_deref().and_then(|g| groups.get(g)) else {
+        let Some(group) = links[i].group.filter(|&g| groups.len(g) > 0) else {
             out.push(i);
             continue;
         };
         // The whole API message at its first line, in file order, then the results hanging
         // from its lines that the chain misses.
         let mut results = Vec::new();
-        for &m in group {
-            if m == i || done.insert(m) {
+        for m in groups.get(group) {
+            if m == i || !std::mem::replace(&mut done[m], true) {
                 out.push(m);
             }
-            for &c in children.get(links[m].uuid.as_str()).into_iter().flatten() {
-                if !on_path.contains(&c) && !links[c].results.is_empty() && done.insert(c) {
+            for c in children.get(links[m].uuid) {
+                if !on_path[c] && links[c].results > 0 && !std::mem::replace(&mut done[c], true) {
                     results.push(c);
                 }
             }
@@ -452,55 +660,58 @@ fn with_parallel_parts(links: &[Link], main: &[usize], path: Vec<usize>) -> Vec<
 
 /// One uuid shared by three lines or more with different content: the uuids are not
 /// identifiers (trimmed or redacted), so the tree cannot be read with confidence.
-fn shared_uuid(links: &[Link]) -> Option<TreeFinding> {
-    let mut lines: HashMap<&str, Vec<&Link>> = HashMap::new();
-    for l in links {
-        lines.entry(&l.uuid).or_default().push(l);
-    }
-    let (uuid, shared) = lines
-        .into_iter()
-        .filter(|(_, ls)| ls.len() >= 3 && ls.iter().any(|l| l.digest != ls[0].digest))
-        .min_by_key(|(_, ls)| ls[0].line)?;
+fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
+    let links = ls.links;
+    let lines = ls.group(links.iter().enumerate().map(|(i, l)| (l.uuid, i)));
+    let (uuid, shared) = (0..ls.names.len() as Sym)
+        .filter(|&k| lines.len(k) >= 3)
+        .map(|k| (k, lines.get(k).collect::<Vec<usize>>()))
+        .filter(|(_, ls)| ls.iter().any(|&l| links[l].digest != links[ls[0]].digest))
+        .min_by_key(|(_, ls)| links[ls[0]].line)?;
     Some(TreeFinding {
         rule: Rule::DuplicateUuid,
         warning: false,
-        line: shared[1].line,
+        line: links[shared[1]].line,
         column: 1,
         fix: None,
         message: format!(
-            "uuid `{uuid}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
+            "uuid `{}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
+            ls.name(uuid),
             shared.len(),
-            shared[0].line
+            links[shared[0]].line
         ),
     })
 }
 
 /// TM012: lines sharing a uuid. Identical copies collapse (a warning); different content is an
 /// error, since the client keeps only the later line.
-fn duplicates(links: &[Link], out: &mut Vec<TreeFinding>) {
-    let mut first: HashMap<&str, usize> = HashMap::new();
+fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
+    let links = ls.links;
+    let mut first = vec![NO; ls.names.len()];
     for (i, l) in links.iter().enumerate() {
-        let Some(&f) = first.get(l.uuid.as_str()) else {
-            first.insert(&l.uuid, i);
+        let f = first[l.uuid as usize];
+        if f == NO {
+            first[l.uuid as usize] = i as u32;
             continue;
-        };
-        let earlier = &links[f];
+        }
+        let earlier = &links[f as usize];
         let identical = earlier.digest == l.digest;
+        let uuid = ls.name(l.uuid);
         out.push(TreeFinding {
             rule: Rule::DuplicateUuid,
             warning: identical,
             line: l.line,
             column: 1,
-            fix: identical.then_some(TreeFix::DropCopy { line: l.span }),
+            fix: identical.then_some(TreeFix::DropCopy { line: l.span() }),
             message: if identical {
                 format!(
-                    "line repeats line {} byte for byte (uuid `{}`): Claude Code reads it once; readers that count lines see it twice",
-                    earlier.line, l.uuid
+                    "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
+                    earlier.line
                 )
             } else {
                 format!(
-                    "uuid `{}` is also the uuid of line {}, with different content: Claude Code 2.1.332 keeps this later line and silently drops line {} from the history; other readers disagree on which one is meant",
-                    l.uuid, earlier.line, earlier.line
+                    "uuid `{uuid}` is also the uuid of line {}, with different content: Claude Code 2.1.332 keeps this later line and silently drops line {} from the history; other readers disagree on which one is meant",
+                    earlier.line, earlier.line
                 )
             },
         });
@@ -508,35 +719,32 @@ fn duplicates(links: &[Link], out: &mut Vec<TreeFinding>) {
 }
 
 /// TM010 (a parent that names no line) and TM011 (cycles and self-parents).
-fn parents(
-    links: &[Link],
-    main: &[usize],
-    by_uuid: &HashMap<&str, usize>,
-    out: &mut Vec<TreeFinding>,
-) {
+fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
+    let links = ls.links;
     for (k, &i) in main.iter().enumerate() {
         let l = &links[i];
-        let Some(p) = l.parent.as_deref() else {
+        let Some(parent) = l.parent else {
             continue;
         };
-        if p == l.uuid {
+        let p = ls.name(parent);
+        if parent == l.uuid {
             out.push(TreeFinding {
                 rule: Rule::ParentCycle,
                 warning: true,
                 line: l.line,
-                column: l.parent_column,
+                column: l.parent_column as usize,
                 fix: None,
                 message: format!(
                     "line is its own parent (parentUuid `{p}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail"
                 ),
             });
-        } else if !by_uuid.contains_key(p) {
+        } else if ls.line_of(parent).is_none() {
             let before = k.checked_sub(1).map(|b| links[main[b]].line);
             out.push(TreeFinding {
                 rule: Rule::MissingParent,
                 warning: true,
                 line: l.line,
-                column: l.parent_column,
+                column: l.parent_column as usize,
                 fix: None,
                 message: format!(
                     "parentUuid `{p}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
@@ -559,17 +767,19 @@ fn parents(
                 if cycle.len() > 1 {
                     let &first = cycle.iter().min().unwrap_or(&i);
                     let l = &links[first];
+                    // A line on a cycle has a parent that names a line.
+                    let back = l.parent.and_then(|p| ls.line_of(p)).unwrap_or(first);
                     out.push(TreeFinding {
                         rule: Rule::ParentCycle,
                         warning: true,
                         line: l.line,
-                        column: l.parent_column,
+                        column: l.parent_column as usize,
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
-                            l.parent.as_deref().unwrap_or(""),
+                            l.parent.map_or("", |p| ls.name(p)),
                             cycle.len(),
-                            links[by_uuid[l.parent.as_deref().unwrap_or("")]].line
+                            links[back].line
                         ),
                     });
                 }
@@ -579,9 +789,8 @@ fn parents(
             trail.push(i);
             at = links[i]
                 .parent
-                .as_deref()
-                .filter(|p| *p != links[i].uuid)
-                .and_then(|p| by_uuid.get(p).copied());
+                .filter(|&p| p != links[i].uuid)
+                .and_then(|p| ls.line_of(p));
         }
         for t in trail {
             state[t] = 2;
@@ -591,22 +800,19 @@ fn parents(
 
 /// TM013: results on the path whose call is elsewhere in the file (an abandoned branch, or
 /// before a compact boundary): Claude Code drops them; the walk does not see them.
-fn split_pairs(
-    links: &[Link],
-    path: &[usize],
-    on_path: &HashSet<usize>,
-    by_uuid: &HashMap<&str, usize>,
-    chain: &mut Chain,
-) {
-    let mut first_call: HashMap<&str, usize> = HashMap::new();
+fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Chain) {
+    let links = ls.links;
+    let mut first_call = vec![NO; ls.names.len()];
     for (i, l) in links.iter().enumerate() {
-        for c in &l.calls {
-            first_call.entry(c).or_insert(i);
+        for &c in ls.calls(l) {
+            if first_call[c as usize] == NO {
+                first_call[c as usize] = i as u32;
+            }
         }
     }
     // The lines before each compact boundary, found once per boundary.
     let mut before: HashMap<usize, HashSet<usize>> = HashMap::new();
-    let mut calls_on_path: HashSet<&str> = HashSet::new();
+    let mut calls_on_path = Marks::new(ls.names.len());
     let mut boundary: Option<usize> = None;
     for &i in path {
         let l = &links[i];
@@ -614,19 +820,22 @@ fn split_pairs(
             boundary = Some(i);
             calls_on_path.clear();
         }
-        calls_on_path.extend(l.calls.iter().map(String::as_str));
-        for id in &l.results {
-            if calls_on_path.contains(id.as_str()) {
+        for &c in ls.calls(l) {
+            calls_on_path.insert(c);
+        }
+        for &id in ls.results(l) {
+            if calls_on_path.contains(id) {
                 continue;
             }
             // A call on the path after its result is the walk's business (TM002).
-            let Some(&call) = first_call.get(id.as_str()) else {
-                continue;
+            let call = match first_call[id as usize] {
+                NO => continue,
+                c => c as usize,
             };
-            if on_path.contains(&call) {
+            if on_path[call] {
                 continue;
             }
-            let replaced = by_uuid.get(links[call].uuid.as_str()) != Some(&call);
+            let replaced = ls.line_of(links[call].uuid) != Some(call);
             let why = match boundary {
                 _ if replaced => format!(
                     "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM012)",
@@ -635,7 +844,7 @@ fn split_pairs(
                 Some(b)
                     if before
                         .entry(b)
-                        .or_insert_with(|| lineage(links, by_uuid, b))
+                        .or_insert_with(|| lineage(ls, b))
                         .contains(&call) =>
                 {
                     format!(
@@ -648,54 +857,60 @@ fn split_pairs(
                     links[call].line
                 ),
             };
-            chain.split.insert((l.line, id.clone()), why);
+            chain.split.insert((l.line, ls.name(id).to_string()), why);
         }
     }
 }
 
 /// The lines before compact boundary `b`: its `logicalParentUuid` and their ancestors.
-fn lineage(links: &[Link], by_uuid: &HashMap<&str, usize>, b: usize) -> HashSet<usize> {
+fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
+    let links = ls.links;
     let mut seen = HashSet::new();
-    let mut at = links[b]
-        .logical_parent
-        .as_deref()
-        .and_then(|p| by_uuid.get(p).copied());
+    let mut at = links[b].logical_parent.and_then(|p| ls.line_of(p));
     while let Some(i) = at {
         if !seen.insert(i) {
             break;
         }
         let l = &links[i];
-        at = l
-            .parent
-            .as_deref()
-            .or(l.logical_parent.as_deref())
-            .and_then(|p| by_uuid.get(p).copied());
+        at = l.parent.or(l.logical_parent).and_then(|p| ls.line_of(p));
     }
     seen
 }
 
 /// TM014: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
 /// path whose `server_tool_use` is not on it.
-fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
-    let mut calls: HashSet<&str> = HashSet::new();
-    let mut below: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-    for c in links {
-        if let (Some(p), Some(span)) = (c.parent.as_deref(), c.parent_span) {
-            below.entry(p).or_default().push(span);
-        }
+fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
+    let links = ls.links;
+    if links.iter().all(|l| l.server_results.is_empty()) {
+        return;
     }
-    let children = |uuid: &str| below.get(uuid).cloned().unwrap_or_default();
+    let mut calls = Marks::new(ls.names.len());
+    let below = ls.group(
+        links
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.parent_span().is_some())
+            .filter_map(|(i, c)| c.parent.map(|p| (p, i))),
+    );
+    let children = |uuid: Sym| -> Vec<(usize, usize)> {
+        below
+            .get(uuid)
+            .filter_map(|c| links[c].parent_span())
+            .collect()
+    };
     for &i in path {
         let l = &links[i];
         if l.boundary {
             calls.clear();
         }
-        calls.extend(l.calls.iter().map(String::as_str));
+        for &c in ls.calls(l) {
+            calls.insert(c);
+        }
         for r in &l.server_results {
-            let (id, kind) = (&r.id, &r.kind);
-            if calls.contains(id.as_str()) {
+            if calls.contains(r.id) {
                 continue;
             }
+            let (id, kind) = (ls.name(r.id), &r.kind);
             out.push(TreeFinding {
                 rule: Rule::OrphanServerToolResult,
                 warning: false,
@@ -708,15 +923,59 @@ fn server_orphans(links: &[Link], path: &[usize], out: &mut Vec<TreeFinding>) {
                         r.text
                     ),
                     drop: l.only_block.then(|| DropLine {
-                        line: l.span,
-                        children: children(&l.uuid),
-                        parent: l.parent.clone(),
+                        line: l.span(),
+                        children: children(l.uuid),
+                        parent: l.parent.map(|p| ls.name(p).to_string()),
                     }),
                 }),
                 message: format!(
                     "`{kind}` for `{id}` has no `server_tool_use` with that id before it on the resumed history: Claude Code 2.1.332 sends it as it is and the API rejects the request with a 400"
                 ),
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session with a fork, a duplicate uuid and a result whose call is on the other branch.
+    const SESSION: &[&str] = &[
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t1","message":{"role":"user","content":"hi"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"t2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Bash","input":{}}]}}"#,
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s","timestamp":"t3","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"c2","name":"Bash","input":{}}]}}"#,
+        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"t4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
+        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"t4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
+        r#"{"type":"user","uuid":"u2","parentUuid":"gone","sessionId":"s","timestamp":"t5","message":{"role":"user","content":"next"}}"#,
+    ];
+
+    fn read(reader: &mut ChainReader, lines: std::ops::Range<usize>) {
+        let mut start = 0;
+        for (i, line) in SESSION.iter().enumerate() {
+            if lines.contains(&i) {
+                reader.line(i + 1, start, line.as_bytes());
+            }
+            start += line.len() + 1;
+        }
+    }
+
+    #[test]
+    fn a_file_read_in_blocks_gives_the_chain_of_one_reading() {
+        let mut whole = ChainReader::default();
+        read(&mut whole, 0..SESSION.len());
+        let whole = whole.finish().expect("a chain");
+        assert!(!whole.findings.is_empty() && !whole.split.is_empty());
+        for cut in 1..SESSION.len() {
+            let (mut first, mut second) = (ChainReader::default(), ChainReader::default());
+            read(&mut first, 0..cut);
+            read(&mut second, cut..SESSION.len());
+            first.append(second);
+            let joined = first.finish().expect("a chain");
+            assert_eq!(joined.path, whole.path, "cut at {cut}");
+            assert_eq!(joined.explanation, whole.explanation, "cut at {cut}");
+            assert_eq!(joined.findings, whole.findings, "cut at {cut}");
+            assert_eq!(joined.split, whole.split, "cut at {cut}");
         }
     }
 }
