@@ -10,6 +10,16 @@ use std::collections::{HashMap, VecDeque};
 /// nothing here needs protection from collisions chosen by an attacker beyond slowness).
 type IdMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
 
+/// What the walk keeps for every id it has seen, for the whole conversation: keyed by the id
+/// at its exact size, so that memory per id stays small on long logs.
+type SeenMap<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+
+/// A message index or slot kept in 32 bits (what is kept per id seen); larger values, which
+/// no conversation reaches, are kept as `u32::MAX`.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 use crate::model::{Call, Message, Role, ToolResult};
 
 /// Where a dialect wants the results of a model message.
@@ -168,50 +178,119 @@ impl Defect {
 /// What the walk remembers of an answered call, to report a later duplicate result.
 #[derive(Debug, Clone)]
 struct Closed {
-    message: usize,
-    holder: usize,
-    slot: usize,
-    name: Option<String>,
-    first_message: usize,
-    first_slot: usize,
+    message: u32,
+    holder: u32,
+    slot: u32,
+    /// The call's tool name, as an index into [`Walker::names`].
+    name: u32,
+    first_message: u32,
+    first_slot: u32,
     first_alone: bool,
     first_whole: bool,
 }
 
+/// What the walk remembers of the first call of an id, to report a later reuse of it.
+#[derive(Debug, Clone, Copy)]
+struct FirstCall {
+    message: u32,
+    holder: u32,
+    slot: u32,
+}
+
+impl FirstCall {
+    fn of(call: &CallAt) -> FirstCall {
+        FirstCall {
+            message: small(call.message),
+            holder: small(call.holder),
+            slot: small(call.slot),
+        }
+    }
+
+    /// The call, as far as a reused-id finding needs it.
+    fn call(&self, id: &str) -> CallAt {
+        CallAt {
+            message: self.message as usize,
+            holder: self.holder as usize,
+            slot: self.slot as usize,
+            call: Call {
+                id: Some(id.to_string()),
+                ..Call::default()
+            },
+        }
+    }
+}
+
+/// Tool names, each kept once (there are few), numbered in the order first seen.
+#[derive(Debug, Default)]
+struct Names {
+    numbers: HashMap<Option<String>, u32, foldhash::fast::RandomState>,
+    names: Vec<Option<String>>,
+}
+
+impl Names {
+    fn number(&mut self, name: &Option<String>) -> u32 {
+        if let Some(&n) = self.numbers.get(name) {
+            return n;
+        }
+        let n = small(self.names.len());
+        self.names.push(name.clone());
+        self.numbers.insert(name.clone(), n);
+        n
+    }
+
+    fn name(&self, n: u32) -> Option<String> {
+        self.names.get(n as usize).cloned().flatten()
+    }
+}
+
 impl Closed {
-    fn new(call: &CallAt, first: &ResultAt) -> Closed {
-        Closed::of(call, first.message, first.slot, first.alone, &first.result)
+    fn new(names: &mut Names, call: &CallAt, first: &ResultAt) -> Closed {
+        Closed::of(
+            names,
+            call,
+            first.message,
+            first.slot,
+            first.alone,
+            &first.result,
+        )
     }
 
     /// The call and the first result, which is `result` at `slot` of message `message`.
-    fn of(call: &CallAt, message: usize, slot: usize, alone: bool, result: &ToolResult) -> Closed {
+    fn of(
+        names: &mut Names,
+        call: &CallAt,
+        message: usize,
+        slot: usize,
+        alone: bool,
+        result: &ToolResult,
+    ) -> Closed {
         Closed {
-            message: call.message,
-            holder: call.holder,
-            slot: call.slot,
-            name: call.call.name.clone(),
-            first_message: message,
-            first_slot: slot,
+            message: small(call.message),
+            holder: small(call.holder),
+            slot: small(call.slot),
+            name: names.number(&call.call.name),
+            first_message: small(message),
+            first_slot: small(slot),
             first_alone: alone,
             first_whole: result.whole_message,
         }
     }
 
     /// The call and first result, as far as a duplicate-result finding needs them.
-    fn parts(&self, id: &str) -> (CallAt, ResultAt) {
+    fn parts(&self, names: &Names, id: &str) -> (CallAt, ResultAt) {
         let call = CallAt {
-            message: self.message,
-            holder: self.holder,
-            slot: self.slot,
+            message: self.message as usize,
+            holder: self.holder as usize,
+            slot: self.slot as usize,
             call: Call {
                 id: Some(id.to_string()),
-                name: self.name.clone(),
+                name: names.name(self.name),
                 ..Call::default()
             },
         };
         let first = ResultAt {
-            message: self.first_message,
-            slot: self.first_slot,
+            message: self.first_message as usize,
+            slot: self.first_slot as usize,
             alone: self.first_alone,
             result: ToolResult {
                 id: Some(id.to_string()),
@@ -240,7 +319,9 @@ pub struct Walker {
     /// Open calls per id; calls of one message are answered first-in first-out.
     open: IdMap<VecDeque<CallAt>>,
     /// The call and result that last closed each id (kept small: one entry per id seen).
-    closed: IdMap<Closed>,
+    closed: SeenMap<Closed>,
+    /// The tool names the entries of `closed` refer to.
+    names: Names,
     /// Calls closed by a result that came before them, oldest first, with the index of that
     /// "result before call" defect: the pairing is tentative, because a result in the call's
     /// own window is the better answer (see [`Walker::push`]).
@@ -248,7 +329,7 @@ pub struct Walker {
     /// Results seen with no open call, waiting for a later call of their id.
     pending: IdMap<VecDeque<ResultAt>>,
     /// The first call of each id (kept only when ids must be unique).
-    first_calls: IdMap<CallAt>,
+    first_calls: SeenMap<FirstCall>,
     /// The model messages whose answer windows are open.
     owners: Vec<usize>,
     defects: Vec<Defect>,
@@ -262,10 +343,11 @@ impl Walker {
             window,
             options,
             open: IdMap::default(),
-            closed: IdMap::default(),
+            closed: SeenMap::default(),
+            names: Names::default(),
             tentative: IdMap::default(),
             pending: IdMap::default(),
-            first_calls: IdMap::default(),
+            first_calls: SeenMap::default(),
             owners: Vec::new(),
             defects: Vec::new(),
             calls_checked: 0,
@@ -363,15 +445,15 @@ impl Walker {
                 seen_here.insert(id, slot);
                 if self.options.unique_ids {
                     match self.first_calls.get(id) {
-                        Some(first) if first.message != calling => {
+                        Some(first) if first.message as usize != calling => {
                             self.defects.push(Defect::ReusedCallId {
-                                first: first.clone(),
+                                first: first.call(id),
                                 call: at.clone(),
                             });
                         }
                         Some(_) => {}
                         None => {
-                            self.first_calls.insert(id.to_string(), at.clone());
+                            self.first_calls.insert(id.into(), FirstCall::of(&at));
                         }
                     }
                 }
@@ -397,8 +479,8 @@ impl Walker {
                     result: result.clone(),
                     later_call: Some(at.clone()),
                 });
-                self.closed
-                    .insert(id.to_string(), Closed::new(&at, &result));
+                let closed = Closed::new(&mut self.names, &at, &result);
+                self.closed.insert(id.into(), closed);
                 continue;
             }
             self.open.entry(id.to_string()).or_default().push_back(at);
@@ -422,13 +504,13 @@ impl Walker {
             return;
         };
         if let Some((call, key)) = take_front_keyed(&mut self.open, id) {
-            let closed = Closed::of(&call, at, slot, alone, result);
+            let closed = Closed::of(&mut self.names, &call, at, slot, alone, result);
             // The id's key leaves the open calls when its last call closes: it is reused.
             match self.closed.get_mut(id) {
                 Some(c) => *c = closed,
                 None => {
-                    self.closed
-                        .insert(key.unwrap_or_else(|| id.to_string()), closed);
+                    let key = key.map_or_else(|| id.into(), String::into_boxed_str);
+                    self.closed.insert(key, closed);
                 }
             }
             if !self.in_window(call.message, at, result) {
@@ -459,12 +541,12 @@ impl Walker {
             if let Defect::Orphan { later_call, .. } = &mut self.defects[defect] {
                 *later_call = None;
             }
-            self.closed
-                .insert(id.to_string(), Closed::new(&call, &here));
+            let closed = Closed::new(&mut self.names, &call, &here);
+            self.closed.insert(id.into(), closed);
             return;
         }
         if let Some(closed) = self.closed.get(id) {
-            let (call, first) = closed.parts(id);
+            let (call, first) = closed.parts(&self.names, id);
             self.defects.push(Defect::DuplicateResult {
                 call,
                 first,
