@@ -23,6 +23,10 @@ pub struct LintOptions {
     pub deerflow: bool,
     /// Judge by this provider's rules instead of each dialect's own provider (`--target`).
     pub target: Option<Provider>,
+    /// Linting JSON Lines as a stream ([`crate::lint_lines`]), keep no detection text for the
+    /// conversations held one per line (`StreamReport::detections` then lists only the
+    /// message-per-line threads), so that memory does not grow with their number.
+    pub skip_detections: bool,
 }
 
 /// A document with the defects of each of its conversations.

@@ -149,6 +149,8 @@ fn stream_lines<R: BufRead>(
         threads: Vec::new(),
         line_findings: Vec::new(),
         line_conversations: Vec::new(),
+        line_count: 0,
+        keep_detections: !options.skip_detections,
         foreign_threads: Vec::new(),
         report: StreamReport::default(),
     };
@@ -384,6 +386,10 @@ struct Streamer<'p> {
     /// Findings of one-conversation-per-line lines, with their conversation numbered from 0.
     line_findings: Vec<Finding>,
     line_conversations: Vec<String>,
+    /// Conversations held one per line.
+    line_count: usize,
+    /// Keep the detection text of each conversation held by one line.
+    keep_detections: bool,
     /// Threads holding messages of another dialect: reported, not offered fixes.
     foreign_threads: Vec<Option<String>>,
     report: StreamReport,
@@ -474,13 +480,16 @@ impl LineSink for Streamer<'_> {
             self.line_findings
                 .push(describe(self.path, &info, d, &judge, defect));
         }
-        self.line_conversations.push(format!(
-            "`{}`: {} ({} messages) — {}",
-            conv.pointer,
-            conv.dialect,
-            conv.messages.len(),
-            conv.detection
-        ));
+        self.line_count += 1;
+        if self.keep_detections {
+            self.line_conversations.push(format!(
+                "`{}`: {} ({} messages) — {}",
+                conv.pointer,
+                conv.dialect,
+                conv.messages.len(),
+                conv.detection
+            ));
+        }
     }
 
     fn problem(&mut self, p: Problem) {
@@ -601,7 +610,7 @@ impl Streamer<'_> {
                 f.conversation = f.conversation.map(|c| c + count);
             }
         }
-        report.conversations += self.line_conversations.len();
+        report.conversations += self.line_count;
         report.detections.extend(self.line_conversations);
         report.findings.extend(self.line_findings);
         if report.conversations == 0 && report.findings.is_empty() && !blank {

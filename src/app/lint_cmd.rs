@@ -33,7 +33,11 @@ struct Setup {
 impl Setup {
     fn new(a: &LintArgs) -> Result<Setup> {
         Ok(Setup {
-            options: lint_options(&a.input)?,
+            options: toolmend::Options {
+                // Detection text is only printed with --explain-detection.
+                skip_detections: !a.explain_detection,
+                ..lint_options(&a.input)?
+            },
             selected: if a.select.is_empty() {
                 Rule::ALL.to_vec()
             } else {

@@ -165,6 +165,7 @@ pub(crate) fn lint_options(a: &InputArgs) -> Result<LintOptions> {
             TargetArg::Gemini => Provider::Gemini,
             TargetArg::Bedrock => Provider::Bedrock,
         }),
+        skip_detections: false,
     })
 }
 

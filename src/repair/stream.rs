@@ -87,7 +87,11 @@ pub fn stream_lines<'r>(
             d.name()
         )));
     }
-    let report = crate::stream::lint_lines(name, open()?, lint)?;
+    let scan = LintOptions {
+        skip_detections: true,
+        ..lint.clone()
+    };
+    let report = crate::stream::lint_lines(name, open()?, &scan)?;
     if !report.lines {
         return whole("the file is one JSON document, not JSON Lines");
     }
