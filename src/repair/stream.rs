@@ -295,6 +295,7 @@ fn thread(
         pending: pending.into(),
         sample_at: scan.sample,
         sample: None,
+        previous: Vec::new(),
     }
 }
 
@@ -310,6 +311,10 @@ fn acts(dialect: &dyn Dialect, defect: &Defect, options: &RepairOptions) -> bool
         _ => false,
     }
 }
+
+/// Fixes whose messages overlap are planned together, up to this many; more, and the file is
+/// repaired whole (the group would be checked again after every line).
+const MAX_GROUP: usize = 10_000;
 
 /// A defect whose fix is still to be planned, with the messages it needs.
 #[derive(Debug)]
@@ -335,6 +340,9 @@ struct Thread {
     sample_at: Option<usize>,
     /// That message, the bytes of its line (line ending included) and the line's offset.
     sample: Option<(Message, Vec<u8>, usize)>,
+    /// The edits of the group planned last (file offsets): the next group may share a message
+    /// with it, and its edits must not conflict with them.
+    previous: Vec<Edit>,
 }
 
 impl Thread {
@@ -375,18 +383,26 @@ impl Thread {
 
     /// How many pending fixes form the next group, when they are all ready: fixes join a
     /// group while their first message is within the reach of those before.
-    fn ready_group(&mut self, eof: bool) -> Option<usize> {
+    ///
+    /// A fix whose first message is the one right after the group's reach (which the group
+    /// only reads, as the message after an answer window) starts a new group: its edits are
+    /// checked against the group before's (see `Thread::previous`), so a conflict is still
+    /// found. `Err` when more than [`MAX_GROUP`] fixes overlap: the file is repaired whole.
+    fn ready_group(&mut self, eof: bool) -> Result<Option<usize>, String> {
         let mut reach = 0;
         for k in 0..self.pending.len() {
-            if k > 0 && self.pending[k].lo > reach {
-                return Some(k);
+            if k > 0 && self.pending[k].lo >= reach {
+                return Ok(Some(k));
+            }
+            if k >= MAX_GROUP {
+                return Err(format!("more than {MAX_GROUP} fixes overlap one another"));
             }
             if !self.ready(k, eof) {
-                return None;
+                return Ok(None);
             }
             reach = reach.max(self.last_needed(k));
         }
-        (!self.pending.is_empty()).then_some(self.pending.len())
+        Ok((!self.pending.is_empty()).then_some(self.pending.len()))
     }
 
     /// Keep `m` (read from the line starting at `line`) when a pending fix may need it.
@@ -572,10 +588,11 @@ impl Writer<'_> {
     fn plan_ready(&mut self, kept: &Kept, line_end: usize, eof: bool) {
         for t in 0..self.threads.len() {
             while self.failed.is_none() {
-                let Some(count) = self.threads[t].ready_group(eof) else {
-                    break;
-                };
-                self.plan_group(t, count, kept, line_end);
+                match self.threads[t].ready_group(eof) {
+                    Ok(Some(count)) => self.plan_group(t, count, kept, line_end),
+                    Ok(None) => break,
+                    Err(why) => self.fail(why),
+                }
             }
         }
     }
@@ -637,6 +654,18 @@ impl Writer<'_> {
         thread.forget();
         let window = thread.window;
         let mut edits = EditSet::default();
+        let before: Vec<Edit> = thread
+            .previous
+            .iter()
+            .filter(|e| e.start >= context)
+            .map(|e| Edit {
+                start: e.start - context + prefix,
+                end: e.end - context + prefix,
+                text: Vec::new(),
+            })
+            .collect();
+        // They were accepted together: no conflict among themselves.
+        edits.try_add(before);
         let p = plan(
             &buffer,
             &conv,
@@ -647,7 +676,8 @@ impl Writer<'_> {
             sample.as_ref(),
             &mut edits,
         );
-        self.take_plan(p, prefix, context);
+        let planned = self.take_plan(p, prefix, context);
+        self.threads[t].previous = planned;
     }
 
     /// Repair a conversation held by one line, as the whole-document repair would.
@@ -699,11 +729,12 @@ impl Writer<'_> {
     }
 
     /// Take the edits of a plan made over a buffer whose byte `prefix` is the file's byte
-    /// `context`.
-    fn take_plan(&mut self, p: super::Plan, prefix: usize, context: usize) {
+    /// `context`; gives back where the edits fall in the file (without their text).
+    fn take_plan(&mut self, p: super::Plan, prefix: usize, context: usize) -> Vec<Edit> {
+        let mut planned = Vec::new();
         if p.deferred {
             self.fail("fixes in one answer window got in each other's way; they are made in rounds over the whole file");
-            return;
+            return planned;
         }
         self.done.fixed += p.fixed.len();
         self.done.placeholders += p.placeholders;
@@ -711,15 +742,18 @@ impl Writer<'_> {
             for e in group {
                 if e.start < prefix {
                     self.fail("a fix reached outside its lines");
-                    return;
+                    return planned;
                 }
+                let (start, end) = (e.start - prefix + context, e.end - prefix + context);
+                planned.push(Edit::replace(start, end, Vec::new()));
                 self.push_edit(Edit {
-                    start: e.start - prefix + context,
-                    end: e.end - prefix + context,
+                    start,
+                    end,
                     text: e.text,
                 });
             }
         }
+        planned
     }
 
     /// Write everything before `limit` that no pending fix may still change: bytes from the
