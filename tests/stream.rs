@@ -1,31 +1,13 @@
 //! Streaming lint of JSON Lines gives exactly the findings, counts and statistics of reading
 //! the file whole: over every JSON Lines fixture, and the public corpus when it is present.
 
-use std::path::{Path, PathBuf};
+pub mod common;
 
 use toolmend::Options as LintOptions;
 
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn streaming_matches_whole_file_reading() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    jsonl_files(&root.join("fixtures"), &mut files);
-    jsonl_files(&root.join("../shared/corpus"), &mut files);
-    files.sort();
+    let files = common::files::all_jsonl();
     assert!(files.len() >= 10, "only {} JSON Lines files", files.len());
     let options = LintOptions::default();
     for path in files {

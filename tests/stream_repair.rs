@@ -6,27 +6,12 @@
 pub mod common;
 
 use std::io::{self, BufRead};
-use std::path::{Path, PathBuf};
 
 use common::generate::*;
 use proptest::prelude::*;
 use toolmend::{
     DuplicatePolicy, NotStreamed, Options as LintOptions, OrphanPolicy, Provider, RepairOptions,
 };
-
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
 
 /// The repair policies compared.
 fn policies() -> Vec<(&'static str, RepairOptions)> {
@@ -104,11 +89,7 @@ fn compare(
 
 #[test]
 fn streaming_repair_matches_whole_file_repair() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    jsonl_files(&root.join("fixtures"), &mut files);
-    jsonl_files(&root.join("../shared/corpus"), &mut files);
-    files.sort();
+    let files = common::files::all_jsonl();
     let (mut streamed, mut refused) = (0, Vec::new());
     for path in &files {
         let name = path.display().to_string();
@@ -285,5 +266,40 @@ fn a_large_file_read_whole_says_so() {
             "read whole, not as a stream (claude-code logs are judged on the whole file)"
         ),
         "{text}"
+    ); // A chat log that would stream, asked for a diff.
+    std::fs::write(dir.path().join("chat.jsonl"), chat_log(17 << 20)).unwrap();
+    let o = run(dir.path(), &["repair", "--diff", "chat.jsonl"]);
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        text.contains(
+            "read whole, not as a stream (--diff and --format json need both versions whole)"
+        ),
+        "{text}"
     );
+}
+
+#[test]
+fn standard_input_that_cannot_stream_is_repaired_whole_from_its_copy() {
+    // Standard input is kept in a temporary file for the streaming attempt; a Claude Code
+    // session is then repaired whole from that copy (standard input cannot be read again).
+    let bytes = common::files::read("claude-code", "interrupted.jsonl");
+    let lint = LintOptions {
+        read: toolmend::ReadOptions {
+            format: Some(toolmend::Format::Lines),
+            ..toolmend::ReadOptions::default()
+        },
+        ..LintOptions::default()
+    };
+    let whole = toolmend::repair("-", &bytes, &lint, &RepairOptions::default());
+    assert!(whole.changed);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::write(&input, &bytes).unwrap();
+    let o = std::process::Command::new(common::bin::BIN)
+        .args(["repair", "--input-format", "jsonl", "-"])
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
+    assert!(o.stdout == whole.output, "{}", common::bin::text(&o));
 }

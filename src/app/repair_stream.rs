@@ -104,44 +104,76 @@ pub fn repair(
         }
     };
     let name = &input.name;
-    let stream = |out: &mut dyn Write| -> Result<std::result::Result<Streamed, String>> {
-        let mut out = Failing::new(BufWriter::new(out));
-        let mut result = toolmend::stream_lines(name, &open, lint, options, &mut out);
-        if let (Ok(_), Err(e)) = (&result, out.flush()) {
-            result = Err(NotStreamed::Io(e));
-        }
-        match result {
-            Ok(streamed) => Ok(Ok(streamed)),
-            Err(NotStreamed::Whole(why)) => Ok(Err(why)),
-            Err(NotStreamed::Io(e)) if out.failed => {
-                Err(e).context("cannot write a temporary file in the output's directory")
-            }
-            Err(NotStreamed::Io(e)) => {
-                Err(e).with_context(|| format!("{}: cannot read", toolmend::escape_control(name)))
-            }
-        }
-    };
-    let (result, written) = match target {
-        Target::Nowhere => (stream(&mut std::io::sink())?, Written::Nothing),
-        Target::Stdout => {
-            let mut tmp = tempfile::tempfile().context("cannot create a temporary file")?;
-            (stream(&mut tmp)?, Written::Stdout(tmp))
-        }
-        Target::File(_) | Target::InPlace => {
-            let to = match (target, &input.path) {
-                (Target::File(to), _) => to,
-                (_, Some(path)) => path.as_path(),
-                (_, None) => unreachable!("--in-place takes files"),
-            };
-            let mut staged = Staged::next_to(to)?;
-            let result = stream(staged.file())?;
-            (result, Written::Staged(staged, stamp))
-        }
-    };
+    let mut written = Written::for_target(target, input, stamp)?;
+    let mut out = Failing::new(BufWriter::new(written.writer()));
+    let mut result = toolmend::stream_lines(name, &open, lint, options, &mut out);
+    if let (Ok(_), Err(e)) = (&result, out.flush()) {
+        result = Err(NotStreamed::Io(e));
+    }
+    let failed_write = out.failed;
+    drop(out);
     Ok(match result {
         Ok(streamed) => Ok((streamed, written)),
-        Err(why) => Err((why, spooled)),
+        Err(NotStreamed::Whole(why)) => Err((why, spooled)),
+        Err(NotStreamed::Io(e)) if failed_write => {
+            return Err(e).with_context(|| cannot_write(target, input));
+        }
+        Err(NotStreamed::Io(e)) => {
+            return Err(e)
+                .with_context(|| format!("{}: cannot read", toolmend::escape_control(name)));
+        }
     })
+}
+
+impl Written {
+    /// A place for `target`'s output: a temporary file next to the file it will replace, a
+    /// temporary file for standard output, or nowhere.
+    fn for_target(target: Target<'_>, input: &Input, stamp: Option<Stamp>) -> Result<Written> {
+        Ok(match target {
+            Target::Nowhere => Written::Nothing,
+            Target::Stdout => {
+                Written::Stdout(tempfile::tempfile().context("cannot create a temporary file")?)
+            }
+            Target::File(_) | Target::InPlace => {
+                Written::Staged(Staged::next_to(destination(target, input))?, stamp)
+            }
+        })
+    }
+
+    /// Where to write the output.
+    fn writer(&mut self) -> Box<dyn Write + '_> {
+        match self {
+            Written::Nothing => Box::new(std::io::sink()),
+            Written::Stdout(file) => Box::new(file),
+            Written::Staged(staged, _) => Box::new(staged.file()),
+        }
+    }
+}
+
+/// The file `target` replaces: `-o FILE`, or the input itself.
+fn destination<'a>(target: Target<'a>, input: &'a Input) -> &'a Path {
+    match (target, &input.path) {
+        (Target::File(to), _) => to,
+        (_, Some(path)) => path,
+        (_, None) => unreachable!("--in-place takes files"),
+    }
+}
+
+/// What failed when writing `target`'s output did.
+fn cannot_write(target: Target<'_>, input: &Input) -> String {
+    match target {
+        Target::File(_) | Target::InPlace => {
+            let dir = destination(target, input)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            format!(
+                "{}: cannot write a temporary file in this directory",
+                toolmend::escape_control(&dir.display().to_string())
+            )
+        }
+        _ => "cannot write a temporary file".to_string(),
+    }
 }
 
 /// A writer that remembers whether a write failed (to tell a failed write from a failed read).
@@ -183,44 +215,12 @@ pub fn whole_into(
     target: Target<'_>,
     stamp: Option<Stamp>,
 ) -> Result<(toolmend::Repaired, Written)> {
-    let cannot_write = || "cannot write a temporary file in the output's directory";
-    Ok(match target {
-        Target::Nowhere => {
-            let repaired = analysed.repair_to(loaded, options, &mut std::io::sink())?;
-            (repaired, Written::Nothing)
-        }
-        Target::Stdout => {
-            let mut tmp = tempfile::tempfile().context("cannot create a temporary file")?;
-            let repaired = analysed
-                .repair_to(loaded, options, &mut BufWriter::new(&mut tmp))
-                .context(cannot_write())?;
-            (repaired, Written::Stdout(tmp))
-        }
-        Target::File(_) | Target::InPlace => {
-            let to = match (target, &input.path) {
-                (Target::File(to), _) => to,
-                (_, Some(path)) => path.as_path(),
-                (_, None) => unreachable!("--in-place takes files"),
-            };
-            let mut staged = Staged::next_to(to)?;
-            let mut out = BufWriter::new(staged.file());
-            let repaired = analysed
-                .repair_to(loaded, options, &mut out)
-                .and_then(|r| out.flush().map(|()| r))
-                .with_context(|| {
-                    format!(
-                        "{}: cannot write a temporary file in this directory",
-                        toolmend::escape_control(
-                            &to.parent()
-                                .filter(|d| !d.as_os_str().is_empty())
-                                .unwrap_or(Path::new("."))
-                                .display()
-                                .to_string()
-                        )
-                    )
-                })?;
-            drop(out);
-            (repaired, Written::Staged(staged, stamp))
-        }
-    })
+    let mut written = Written::for_target(target, input, stamp)?;
+    let mut out = BufWriter::new(written.writer());
+    let repaired = analysed
+        .repair_to(loaded, options, &mut out)
+        .and_then(|r| out.flush().map(|()| r))
+        .with_context(|| cannot_write(target, input))?;
+    drop(out);
+    Ok((repaired, written))
 }

@@ -31,6 +31,29 @@ pub fn corpus(dir: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Every `.jsonl` file under `fixtures/` and the shared corpus (when it is there), sorted.
+pub fn all_jsonl() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("fixtures"), &mut files);
+    walk(&root.join("../shared/corpus"), &mut files);
+    files.sort();
+    files
+}
+
 /// `<stem>.repaired.<ext>` next to `input`: the pinned output of its default repair.
 pub fn repaired_path(input: &Path) -> PathBuf {
     let stem = input.file_stem().unwrap().to_string_lossy();
