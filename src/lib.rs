@@ -75,8 +75,8 @@ pub use model::Conversation;
 pub use provider::Provider;
 pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
 pub use repair::{
-    AppliedEdit, DuplicatePolicy, NotStreamed, OrphanPolicy, RepairOptions, Repaired,
-    SEED_PLACEHOLDER, Streamed, stream_lines,
+    AppliedEdit, DuplicatePolicy, NotStreamed, OpenLines, OrphanPolicy, RepairOptions, Repaired,
+    SEED_PLACEHOLDER, Streamed, check_lines, stream_lines,
 };
 pub use rules::{
     Applicability, FixKinds, Rule, RuleData, Severity, TABLE as RULES, select as select_rules,

@@ -45,6 +45,10 @@ pub struct StreamReport {
     pub(crate) lines: bool,
     /// The dialect the message lines were read as.
     pub(crate) dialect: Option<&'static dyn Dialect>,
+    /// The conversations held by one line that a streaming repair must read again (they have
+    /// defects, or their dialect is not repaired as a stream): the offset of the conversation
+    /// in the file (`None`: not known), and its number among the line conversations.
+    pub(crate) line_fixes: Vec<(Option<usize>, usize)>,
 }
 
 /// One message-per-line thread as the walk left it, for a streaming repair.
@@ -56,8 +60,13 @@ pub(crate) struct ThreadScan {
     /// logs are not repaired).
     pub read_only: bool,
     /// The index of the thread's first message holding only a result (the model a
-    /// placeholder copies), if any.
-    pub sample: Option<usize>,
+    /// placeholder copies), if any, and the offset of that message.
+    pub sample: Option<(usize, usize)>,
+    /// The thread's key (`None`: the main thread).
+    pub key: Option<String>,
+    /// Some message of the thread has a group key (so continuations depend on messages
+    /// before it).
+    pub grouped: bool,
 }
 
 /// Lint a JSON Lines stream. `--tail` and `--profile deerflow` need the whole file and are not
@@ -362,8 +371,10 @@ struct ThreadWalk {
     last_turn: usize,
     /// The main thread of a Claude Code file, held until its resumed chain is known.
     held: Option<Held>,
-    /// The index of the first message holding only a result.
-    sample: Option<usize>,
+    /// The index and offset of the first message holding only a result.
+    sample: Option<(usize, usize)>,
+    /// Some message had a group key.
+    grouped: bool,
 }
 
 impl ThreadWalk {
@@ -373,8 +384,9 @@ impl ThreadWalk {
             self.last_turn = m.index;
         }
         if self.sample.is_none() && crate::edit::is_sample_result(&m) {
-            self.sample = Some(m.index);
+            self.sample = Some((m.index, m.span.start));
         }
+        self.grouped |= m.group.is_some();
         self.walker.push(&m);
     }
 }
@@ -393,6 +405,15 @@ struct Streamer<'p> {
     /// Threads holding messages of another dialect: reported, not offered fixes.
     foreign_threads: Vec<Option<String>>,
     report: StreamReport,
+}
+
+/// Where a conversation held by one line is in its file: the start of its message list (or
+/// of its first message), if known.
+pub(crate) fn conversation_offset(conv: &Conversation) -> Option<usize> {
+    match &conv.container {
+        crate::model::Container::Array { span } => Some(span.start),
+        _ => conv.messages.first().map(|m| m.span.start),
+    }
 }
 
 fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) {
@@ -480,6 +501,11 @@ impl LineSink for Streamer<'_> {
             self.line_findings
                 .push(describe(self.path, &info, d, &judge, defect));
         }
+        if !defects.is_empty() || !d.streams() {
+            self.report
+                .line_fixes
+                .push((conversation_offset(&conv), conv.index));
+        }
         self.line_count += 1;
         if self.keep_detections {
             self.line_conversations.push(format!(
@@ -526,6 +552,7 @@ impl Streamer<'_> {
                     numbering: Default::default(),
                     last_turn: 0,
                     sample: None,
+                    grouped: false,
                 });
                 self.threads.len() - 1
             }
@@ -589,6 +616,8 @@ impl Streamer<'_> {
                         defects: Vec::new(),
                         read_only: true,
                         sample: t.sample,
+                        key: t.key,
+                        grouped: t.grouped,
                     });
                     continue;
                 }
@@ -603,6 +632,8 @@ impl Streamer<'_> {
                     defects,
                     read_only: info.read_only,
                     sample: t.sample,
+                    key: t.key,
+                    grouped: t.grouped,
                 });
             }
             report.conversations += count;

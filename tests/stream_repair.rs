@@ -11,6 +11,7 @@ use common::generate::*;
 use proptest::prelude::*;
 use toolmend::{
     DuplicatePolicy, NotStreamed, Options as LintOptions, OrphanPolicy, Provider, RepairOptions,
+    Streamed,
 };
 
 /// The repair policies compared.
@@ -58,6 +59,16 @@ fn compare(
     lint: &LintOptions,
     options: &RepairOptions,
 ) -> Result<(), String> {
+    compared(name, bytes, lint, options).map(|_| ())
+}
+
+/// [`compare`], giving what the streaming repair did.
+fn compared(
+    name: &str,
+    bytes: &[u8],
+    lint: &LintOptions,
+    options: &RepairOptions,
+) -> Result<Streamed, String> {
     let whole = toolmend::repair(name, bytes, lint, options);
     let open = || -> io::Result<Box<dyn BufRead + '_>> {
         // A tiny buffer, so lines arrive in many pieces.
@@ -69,6 +80,12 @@ fn compare(
         Err(NotStreamed::Whole(why)) => return Err(why),
         Err(NotStreamed::Io(e)) => panic!("{name}: {e}"),
     };
+    // Checked without output: the same counts.
+    let checked = match toolmend::check_lines(name, &open, lint, options) {
+        Ok(s) => s,
+        Err(e) => panic!("{name}: checked, not streamed: {e}"),
+    };
+    assert_eq!(checked, streamed, "{name}");
     let findings = toolmend::analyse(name, bytes, lint).findings(name).len();
     assert!(
         out == whole.output,
@@ -84,13 +101,15 @@ fn compare(
     assert_eq!(streamed.fixed, fixed, "{name}");
     assert_eq!(streamed.torn_tail, whole.torn_tail, "{name}");
     assert_eq!(streamed.findings, findings, "{name}");
-    Ok(())
+    Ok(streamed)
 }
 
 #[test]
 fn streaming_repair_matches_whole_file_repair() {
     let files = common::files::all_jsonl();
     let (mut streamed, mut refused) = (0, Vec::new());
+    // Repairs that changed the file reading only some of its lines again.
+    let mut skipped = 0;
     for path in &files {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).unwrap();
@@ -100,8 +119,11 @@ fn streaming_repair_matches_whole_file_repair() {
                 ..LintOptions::default()
             };
             for (policy, options) in policies() {
-                match compare(&name, &bytes, &lint, &options) {
-                    Ok(()) => streamed += 1,
+                match compared(&name, &bytes, &lint, &options) {
+                    Ok(s) => {
+                        streamed += 1;
+                        skipped += usize::from(s.changed && s.lines_reread < line_count(&bytes));
+                    }
                     Err(why) => refused.push(format!("{name} ({policy}): {why}")),
                 }
             }
@@ -114,6 +136,7 @@ fn streaming_repair_matches_whole_file_repair() {
         "{streamed} streamed; refused:\n{}",
         refused.join("\n")
     );
+    assert!(skipped >= 100, "{skipped} repairs skipped lines");
     for why in &refused {
         assert!(
             why.contains("judged on the whole file")
@@ -302,4 +325,174 @@ fn standard_input_that_cannot_stream_is_repaired_whole_from_its_copy() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
     assert!(o.stdout == whole.output, "{}", common::bin::text(&o));
+}
+
+/// Lines of an OpenAI chat log, by kind: `u` a user turn, `c` a call answered by the next `r`
+/// line, `d` a call never answered, `o` a result whose call never came, `2` a second result for
+/// the last answered call, `b` a blank line, `t` a torn last line.
+fn chat(kinds: &str, newline: &str) -> Vec<u8> {
+    let mut out = String::new();
+    let mut call = 0;
+    for (n, kind) in kinds.chars().enumerate() {
+        let line = match kind {
+            'u' => format!(r#"{{"role":"user","content":"turn {n}"}}"#),
+            'c' | 'd' => {
+                call += 1;
+                format!(
+                    r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{call}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}}"#
+                )
+            }
+            'r' | '2' => {
+                format!(r#"{{"role":"tool","tool_call_id":"c{call}","content":"ok {n}"}}"#)
+            }
+            'o' => format!(r#"{{"role":"tool","tool_call_id":"gone{n}","content":"late"}}"#),
+            'b' => String::new(),
+            't' => r#"{"role":"user","content":"cut of"#.to_string(),
+            other => panic!("no line kind {other}"),
+        };
+        out.push_str(&line);
+        if kind != 't' {
+            out.push_str(newline);
+        }
+    }
+    out.into_bytes()
+}
+
+/// Compare the streamed repair of `bytes` with the whole one under every policy and target;
+/// gives what each policy's repair streamed with no target.
+fn compare_everywhere(name: &str, bytes: &[u8]) -> Vec<Streamed> {
+    let mut streamed = Vec::new();
+    for target in [None, Some(Provider::DeepSeek), Some(Provider::Anthropic)] {
+        let lint = LintOptions {
+            target,
+            ..LintOptions::default()
+        };
+        for (policy, options) in policies() {
+            match compared(name, bytes, &lint, &options) {
+                Ok(s) if target.is_none() => streamed.push(s),
+                Ok(_) => {}
+                Err(why) => panic!("{name} ({policy}): not streamed: {why}"),
+            }
+        }
+    }
+    streamed
+}
+
+/// The number of lines of `bytes`.
+fn line_count(bytes: &[u8]) -> usize {
+    bytes.split_inclusive(|&b| b == b'\n').count()
+}
+
+#[test]
+fn the_second_reading_parses_only_the_lines_fixes_need() {
+    let answered = "ucrucrucrucrucr";
+    let cases = [
+        // A fix at the first line, and at the last.
+        ("first line", format!("du{answered}")),
+        ("last line", format!("{answered}ud")),
+        // Fixes separated by lines no fix needs.
+        ("apart", format!("ucr{answered}dudu{answered}du")),
+        ("next to each other", format!("{answered}duduud{answered}")),
+        ("blank lines", format!("bb{answered}bbdbbub{answered}bb")),
+        ("an orphan result", format!("{answered}uo{answered}")),
+    ];
+    for newline in ["\n", "\r\n"] {
+        for (case, kinds) in &cases {
+            let bytes = chat(kinds, newline);
+            let name = format!("{case} ({newline:?}).jsonl");
+            let streamed = compare_everywhere(&name, &bytes);
+            assert!(streamed.iter().any(|s| s.changed), "{name}");
+            let lines = line_count(&bytes);
+            for s in streamed {
+                assert!(
+                    s.lines_reread <= lines / 2,
+                    "{name}: {} of {lines} lines read again",
+                    s.lines_reread
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_torn_last_line_is_read_again_and_dropped_when_asked() {
+    let bytes = chat("ucrucrucrdrucrucrucrt", "\n");
+    let streamed = compare_everywhere("torn.jsonl", &bytes);
+    assert!(
+        streamed
+            .iter()
+            .all(|s| s.lines_reread < line_count(&bytes) / 2)
+    );
+    let options = RepairOptions {
+        drop_torn_tail: true,
+        ..RepairOptions::default()
+    };
+    let streamed = compared("torn.jsonl", &bytes, &LintOptions::default(), &options).unwrap();
+    assert!(streamed.torn_tail.is_some());
+}
+
+#[test]
+fn a_fix_the_first_pass_cannot_place_is_read_from_the_start() {
+    // A second result names a call the walk remembers without its place: every line up to
+    // that result is read (the first pass cannot say where the fix starts), the rest skipped.
+    let bytes = chat("ucrucrucr2ucrucrucrucrucrucr", "\n");
+    let options = RepairOptions {
+        duplicates: Some(DuplicatePolicy::KeepFirst),
+        ..RepairOptions::default()
+    };
+    let streamed = compared("dup.jsonl", &bytes, &LintOptions::default(), &options).unwrap();
+    assert!(streamed.changed);
+    assert!(
+        (10..line_count(&bytes) / 2 + 4).contains(&streamed.lines_reread),
+        "{}",
+        streamed.lines_reread
+    );
+    compare_everywhere("dup.jsonl", &bytes);
+}
+
+#[test]
+fn a_clean_file_is_read_once_when_checked() {
+    let bytes = chat("ucrucrucrucr", "\n");
+    let opened = std::cell::Cell::new(0);
+    let open = || -> io::Result<Box<dyn BufRead + '_>> {
+        opened.set(opened.get() + 1);
+        Ok(Box::new(io::BufReader::new(&bytes[..])))
+    };
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let checked = toolmend::check_lines("clean.jsonl", &open, &lint, &options).unwrap();
+    assert!(!checked.changed);
+    assert_eq!(checked.lines_reread, 0);
+    // Its first lines, which tell the dialect, and the lint.
+    assert_eq!(opened.get(), 2);
+    let mut out = Vec::new();
+    toolmend::stream_lines("clean.jsonl", &open, &lint, &options, &mut out).unwrap();
+    assert!(out == bytes);
+}
+
+#[test]
+fn only_the_conversations_with_fixes_are_read_again() {
+    // One conversation per line, several messages each; one line in five leaves a call
+    // unanswered, and one holds two conversations.
+    let conv = |broken: bool| {
+        let kinds = if broken { "ucrud" } else { "ucrucr" };
+        let messages: Vec<String> = chat(kinds, "\n")
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| String::from_utf8(l.to_vec()).unwrap())
+            .collect();
+        format!(r#"{{"messages":[{}]}}"#, messages.join(","))
+    };
+    let mut bytes = String::new();
+    for n in 0..20 {
+        let line = match n {
+            7 => format!("[{},{}]", conv(false), conv(true)),
+            n => conv(n % 5 == 2),
+        };
+        bytes.push_str(&line);
+        bytes.push('\n');
+    }
+    let streamed = compare_everywhere("convs.jsonl", bytes.as_bytes());
+    assert!(streamed[0].changed);
+    // The four lines holding a broken conversation (one of them holding two), and the last.
+    assert_eq!(streamed[0].lines_reread, 5);
 }

@@ -105,8 +105,12 @@ pub fn repair(
     };
     let name = &input.name;
     let mut written = Written::for_target(target, input, stamp)?;
-    let mut out = Failing::new(BufWriter::new(written.writer()));
-    let mut result = toolmend::stream_lines(name, &open, lint, options, &mut out);
+    let mut out = Failing::new(BufWriter::with_capacity(1 << 16, written.writer()));
+    let mut result = match target {
+        // Nothing to write: a file with nothing to repair is read once.
+        Target::Nowhere => toolmend::check_lines(name, &open, lint, options),
+        _ => toolmend::stream_lines(name, &open, lint, options, &mut out),
+    };
     if let (Ok(_), Err(e)) = (&result, out.flush()) {
         result = Err(NotStreamed::Io(e));
     }

@@ -16,7 +16,7 @@ use crate::rules::{Applicability, Rule};
 mod stream;
 mod window;
 
-pub use stream::{NotStreamed, Streamed, stream_lines};
+pub use stream::{NotStreamed, OpenLines, Streamed, check_lines, stream_lines};
 
 pub use crate::edit::{
     DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,

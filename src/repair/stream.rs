@@ -9,6 +9,12 @@
 //! the span of messages between a broken call and the end of its answer window, not the file,
 //! and the output is byte for byte what the whole-document repair writes.
 //!
+//! The second pass parses only the lines the fixes need: the first pass tells where each fix's
+//! first message is (the offset of a call or result in it, and its index in its thread), so the
+//! lines before it are copied to the output unread, and the numbering of the thread's messages
+//! resumes there. Where the first pass cannot tell (a thread whose messages have group keys, a
+//! call or result remembered without its position), every line is read, as before.
+//!
 //! What cannot be done one window at a time is refused with the reason ([`NotStreamed::Whole`])
 //! before anything is promised: the caller then repairs the file whole, and says so.
 
@@ -26,7 +32,7 @@ use crate::rules::{Applicability, Rule};
 use crate::stream::ThreadScan;
 use crate::target;
 
-use super::window::{Rebase, reach};
+use super::window::{Rebase, placed, reach};
 use super::{Edit, OrphanPolicy, plan, window_scan};
 
 /// What a streaming repair did.
@@ -46,6 +52,9 @@ pub struct Streamed {
     pub refused: Option<String>,
     /// Nothing in the file looked like a log (a directory walk skips it).
     pub skippable: bool,
+    /// Lines the second reading parsed; the others, which no fix needs, were copied unread
+    /// (0 when the file was read once).
+    pub lines_reread: usize,
 }
 
 /// Why a file was not repaired as a stream.
@@ -59,17 +68,42 @@ pub enum NotStreamed {
     Whole(String),
 }
 
+/// A fresh reader of a file from its start.
+pub type OpenLines<'o, 'r> = &'o dyn Fn() -> io::Result<Box<dyn BufRead + 'r>>;
+
 /// Repair a JSON Lines file as a stream, writing the repaired bytes to `out`. `open` gives a
 /// fresh reader of the file from its start (it is called twice).
 ///
 /// On [`NotStreamed::Whole`] part of the output may already have been written: the caller
 /// discards it (write to a temporary file) and repairs the file whole.
-pub fn stream_lines<'r>(
+pub fn stream_lines(
     name: &str,
-    open: &dyn Fn() -> io::Result<Box<dyn BufRead + 'r>>,
+    open: OpenLines<'_, '_>,
     lint: &LintOptions,
     options: &RepairOptions,
     out: &mut dyn Write,
+) -> Result<Streamed, NotStreamed> {
+    repair_lines(name, open, lint, options, Some(out))
+}
+
+/// What [`stream_lines`] would do to a JSON Lines file, without writing the output
+/// (`repair --check`): a file with nothing to repair is read once.
+pub fn check_lines(
+    name: &str,
+    open: OpenLines<'_, '_>,
+    lint: &LintOptions,
+    options: &RepairOptions,
+) -> Result<Streamed, NotStreamed> {
+    repair_lines(name, open, lint, options, None)
+}
+
+/// [`stream_lines`], with the output written to `out` when there is one.
+fn repair_lines(
+    name: &str,
+    open: OpenLines<'_, '_>,
+    lint: &LintOptions,
+    options: &RepairOptions,
+    out: Option<&mut dyn Write>,
 ) -> Result<Streamed, NotStreamed> {
     let whole = |why: &str| Err(NotStreamed::Whole(why.to_string()));
     if lint.tail.is_some() || lint.deerflow || options.before_results {
@@ -118,28 +152,33 @@ pub fn stream_lines<'r>(
         Some(_) => report.threads.len().max(1),
         None => 0,
     };
-    let fixes = report
-        .threads
-        .iter()
-        .any(|t| !t.read_only && !t.defects.is_empty());
-    let line_conversations = report.conversations > thread_count;
-    let torn = options.drop_torn_tail
-        && report
-            .findings
-            .iter()
-            .any(|f| f.message.starts_with(TORN_FINAL_LINE));
-    if done.refused.is_some() || !(fixes || line_conversations || torn) {
-        // Nothing to change: the output is the input.
-        io::copy(&mut open()?, out)?;
-        return Ok(done);
-    }
-    let threads = match report.dialect {
+    let keys = report.threads.iter().map(|t| t.key.clone()).collect();
+    let threads: Vec<Thread> = match report.dialect {
         Some(d) => report
             .threads
             .into_iter()
             .map(|scan| thread(d, scan, lint, options))
             .collect(),
         None => Vec::new(),
+    };
+    let fixes = threads.iter().any(|t| !t.pending.is_empty());
+    let torn = options.drop_torn_tail
+        && report
+            .findings
+            .iter()
+            .any(|f| f.message.starts_with(TORN_FINAL_LINE));
+    if done.refused.is_some() || !(fixes || !report.line_fixes.is_empty() || torn) {
+        // Nothing to change: the output is the input.
+        if let Some(out) = out {
+            io::copy(&mut open()?, out)?;
+        }
+        return Ok(done);
+    }
+    let mut skips = Skips::plan(&threads, &report.line_fixes);
+    let mut nowhere = io::sink();
+    let out = match out {
+        Some(out) => out,
+        None => &mut nowhere,
     };
     let mut writer = Writer {
         lint,
@@ -155,9 +194,12 @@ pub fn stream_lines<'r>(
         waiting: report.dialect.is_some(),
         failed: None,
         done,
+        line_fixes: skips.enabled.then(|| report.line_fixes.into()),
+        gap: false,
     };
     let mut arrivals = Arrivals {
         dialect: report.dialect,
+        known: keys,
         ..Arrivals::default()
     };
     let mut kept = Kept::default();
@@ -188,6 +230,17 @@ pub fn stream_lines<'r>(
         }
         number += 1;
         let last = eof && line_end == kept.end();
+        if !last && !writer.waiting && writer.idle() && !skips.needed(at, line_end) {
+            // No fix needs this line: copied as it is, unread.
+            writer.gap = true;
+            at = line_end;
+            if at - writer.written >= COPY_BYTES {
+                writer.flush(&mut kept, at, false)?;
+            }
+            continue;
+        }
+        writer.resume();
+        writer.done.lines_reread += 1;
         let mut text = kept.slice(at, body_end);
         if text.last() == Some(&b'\r') {
             text = &text[..text.len() - 1];
@@ -274,11 +327,16 @@ fn thread(
             .filter(|defect| acts(d, defect, options))
             .map(|defect| {
                 let (lo, hi, owner) = reach(&defect);
+                let anchor = placed(&defect)
+                    .into_iter()
+                    .find(|&(i, _)| i == lo)
+                    .map(|(_, offset)| offset);
                 Pending {
                     defect,
                     lo,
                     hi,
                     owner,
+                    anchor,
                 }
             })
             .collect()
@@ -286,16 +344,88 @@ fn thread(
     // The planner takes a conversation's defects in walk order; a stable sort keeps it
     // within a group.
     pending.sort_by_key(|p| p.lo);
+    let mut anchors: Vec<(usize, usize)> = pending
+        .iter()
+        .filter_map(|p| p.anchor.map(|offset| (offset, p.lo)))
+        .collect();
+    if !pending.is_empty() {
+        anchors.extend(scan.sample.map(|(index, offset)| (offset, index)));
+    }
+    anchors.sort_unstable();
     Thread {
         window: judge.window,
         numbering: Numbering::default(),
+        shift: 0,
+        synced: true,
+        grouped: scan.grouped,
+        anchors: anchors.into(),
         kept: VecDeque::new(),
         lines: VecDeque::new(),
         first: 0,
         pending: pending.into(),
-        sample_at: scan.sample,
+        sample_at: scan.sample.map(|(index, _)| index),
         sample: None,
         previous: Vec::new(),
+    }
+}
+
+/// Skipped lines are written once this many bytes of them have gathered.
+const COPY_BYTES: usize = 1 << 16;
+
+/// Where the lines the second pass reads are: those holding the first message of a fix (or of
+/// a fix's thread's sample result), or a conversation held by one line that has a fix; and
+/// every line up to the last message of the fixes whose first message the first pass does not
+/// place (a call it remembered without its position).
+#[derive(Debug)]
+struct Skips {
+    /// The first pass told where every fix starts, or ends, so some lines may be skipped.
+    enabled: bool,
+    /// Every line starting before this offset is read.
+    read_to: usize,
+    /// Offsets in the needed lines, in file order.
+    needs: Vec<usize>,
+    /// The first of `needs` not yet passed.
+    next: usize,
+}
+
+impl Skips {
+    fn plan(threads: &[Thread], line_fixes: &[(Option<usize>, usize)]) -> Skips {
+        let mut enabled = true;
+        let mut read_to = 0;
+        let mut needs = Vec::new();
+        for t in threads.iter().filter(|t| !t.pending.is_empty()) {
+            enabled &= !t.grouped;
+            for p in t.pending.iter().filter(|p| p.anchor.is_none()) {
+                // Read from the start of the file: numbering never resumes before this fix.
+                match placed(&p.defect).iter().map(|&(_, offset)| offset).max() {
+                    Some(last) => read_to = read_to.max(last + 1),
+                    None => enabled = false,
+                }
+            }
+            needs.extend(t.anchors.iter().map(|&(offset, _)| offset));
+        }
+        for &(at, _) in line_fixes {
+            enabled &= at.is_some();
+            needs.extend(at);
+        }
+        needs.sort_unstable();
+        Skips {
+            enabled,
+            read_to,
+            needs,
+            next: 0,
+        }
+    }
+
+    /// Must the line from `start` to `end` be read?
+    fn needed(&mut self, start: usize, end: usize) -> bool {
+        if !self.enabled || start < self.read_to {
+            return true;
+        }
+        while self.needs.get(self.next).is_some_and(|&at| at < start) {
+            self.next += 1;
+        }
+        self.needs.get(self.next).is_some_and(|&at| at < end)
     }
 }
 
@@ -324,6 +454,8 @@ struct Pending {
     hi: usize,
     /// The calling message whose answer window the fix places results after.
     owner: Option<usize>,
+    /// An offset inside message `lo`, when the first pass knows one.
+    anchor: Option<usize>,
 }
 
 /// One message-per-line thread in the second pass.
@@ -331,6 +463,17 @@ struct Pending {
 struct Thread {
     window: Window,
     numbering: Numbering,
+    /// Messages of the thread in skipped lines, since the start of the file: an index is the
+    /// number the message got plus this.
+    shift: usize,
+    /// The indices of the messages read are known: no line was skipped since the thread's
+    /// last anchor (true from the start of the file).
+    synced: bool,
+    /// Some message of the thread has a group key (its numbering cannot resume mid-file).
+    grouped: bool,
+    /// Messages whose place the first pass knows, not yet read: (an offset inside the
+    /// message, its index), in file order.
+    anchors: VecDeque<(usize, usize)>,
     /// Messages from index `first` on, each with the offset of the start of its line.
     kept: VecDeque<Message>,
     lines: VecDeque<usize>,
@@ -346,9 +489,42 @@ struct Thread {
 }
 
 impl Thread {
-    /// Messages numbered so far.
+    /// Messages numbered so far (those in skipped lines included, once synced).
     fn seen(&self) -> usize {
-        self.numbering.count()
+        self.numbering.count() + self.shift
+    }
+
+    /// Number `m`, read from the line from `line` to `line_end`; `false` when its index is not
+    /// known (a line of the thread was skipped since its last anchor), `Err` when it is not the
+    /// index the first pass gave it.
+    fn number(&mut self, m: &mut Message, line: usize, line_end: usize) -> Result<bool, String> {
+        self.numbering.number(m);
+        m.index += self.shift;
+        while let Some(&(offset, index)) = self.anchors.front() {
+            if offset >= line_end {
+                break;
+            }
+            self.anchors.pop_front();
+            if offset < line {
+                continue;
+            }
+            if self.synced && m.index != index {
+                return Err("the second reading numbered messages unlike the first".into());
+            }
+            if index < m.index {
+                return Err("the second reading met more messages than the first".into());
+            }
+            self.shift += index - m.index;
+            m.index = index;
+            self.synced = true;
+        }
+        Ok(self.synced)
+    }
+
+    /// Are the messages pending fix `p` reads all kept?
+    fn holds(&self, p: usize) -> bool {
+        let p = &self.pending[p];
+        !self.kept.is_empty() && self.first <= p.lo && p.hi < self.first + self.kept.len()
     }
 
     /// Is `p`'s fix ready to plan: its messages and the thread's sample read, and its answer
@@ -356,6 +532,9 @@ impl Thread {
     fn ready(&mut self, p: usize, eof: bool) -> bool {
         if eof {
             return true;
+        }
+        if !self.synced {
+            return false;
         }
         let (hi, owner) = (self.pending[p].hi, self.pending[p].owner);
         if hi + 1 >= self.seen() || self.sample_at.is_some_and(|s| s >= self.seen()) {
@@ -399,6 +578,9 @@ impl Thread {
             }
             if !self.ready(k, eof) {
                 return Ok(None);
+            }
+            if !self.holds(k) {
+                return Err("the second reading did not keep the messages of a fix".into());
             }
             reach = reach.max(self.last_needed(k));
         }
@@ -539,9 +721,28 @@ struct Writer<'a> {
     waiting: bool,
     failed: Option<String>,
     done: Streamed,
+    /// The conversations held by one line that have fixes, from the first pass (offset,
+    /// number), when lines are skipped; `None`: every line is read, and every conversation
+    /// looked at.
+    line_fixes: Option<VecDeque<(Option<usize>, usize)>>,
+    /// A line was skipped since the last line read.
+    gap: bool,
 }
 
 impl Writer<'_> {
+    /// No thread keeps messages for a fix (so a line may be skipped).
+    fn idle(&self) -> bool {
+        self.threads.iter().all(|t| t.kept.is_empty())
+    }
+
+    /// A line is read after skipped ones: message indices are known again only from each
+    /// thread's next anchor on.
+    fn resume(&mut self) {
+        if std::mem::take(&mut self.gap) {
+            self.threads.iter_mut().for_each(|t| t.synced = false);
+        }
+    }
+
     fn push_edit(&mut self, e: Edit) {
         self.done.changed = true;
         self.edits.push((e, self.sequence));
@@ -565,16 +766,23 @@ impl Writer<'_> {
         }
         for (t, mut m) in std::mem::take(&mut arrivals.messages) {
             self.waiting = false;
-            let thread = &mut self.threads[t];
-            thread.numbering.number(&mut m);
             if m.span.start < self.written {
                 self.fail("a message arrived after its line was written");
                 return;
             }
             let line = kept.line_start(m.span.start);
+            let end = memchr::memchr(b'\n', kept.slice(m.span.end, line_end))
+                .map_or(line_end, |k| m.span.end + k + 1);
+            let thread = &mut self.threads[t];
+            match thread.number(&mut m, line, end) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(why) => {
+                    self.fail(why);
+                    return;
+                }
+            }
             if thread.sample_at == Some(m.index) {
-                let end = memchr::memchr(b'\n', kept.slice(m.span.end, line_end))
-                    .map_or(line_end, |k| m.span.end + k + 1);
                 thread.sample = Some((m.clone(), kept.slice(line, end).to_vec(), line));
             }
             thread.keep(m, line);
@@ -602,6 +810,16 @@ impl Writer<'_> {
     fn plan_group(&mut self, t: usize, count: usize, kept: &Kept, line_end: usize) {
         let d = self.dialect.expect("threads come with a dialect");
         let thread = &mut self.threads[t];
+        // Each message the first pass placed is where the second reading found it.
+        let agrees = thread.pending.range(..count).all(|p| {
+            placed(&p.defect).into_iter().all(|(index, offset)| {
+                kept.line_start(offset) == thread.lines[index - thread.first]
+            })
+        });
+        if !agrees {
+            self.fail("the second reading numbered messages unlike the first");
+            return;
+        }
         let mut last = 0;
         for k in 0..count {
             last = last.max(thread.last_needed(k));
@@ -682,8 +900,27 @@ impl Writer<'_> {
 
     /// Repair a conversation held by one line, as the whole-document repair would.
     fn line_conversation(&mut self, mut conv: Conversation, kept: &Kept, line_end: usize) {
-        conv.index = self.thread_count + self.line_conversations;
-        self.line_conversations += 1;
+        let number = match &mut self.line_fixes {
+            None => {
+                self.line_conversations += 1;
+                self.line_conversations - 1
+            }
+            Some(fixes) => {
+                // Only the conversations the first pass found fixes in.
+                let at = crate::stream::conversation_offset(&conv);
+                while fixes.front().is_some_and(|f| f.0 < at) {
+                    fixes.pop_front();
+                }
+                match fixes.front() {
+                    Some(&(offset, number)) if offset == at => {
+                        fixes.pop_front();
+                        number
+                    }
+                    _ => return,
+                }
+            }
+        };
+        conv.index = self.thread_count + number;
         let d = dialect_of(&conv);
         if !d.streams() {
             self.fail(format!("{} logs are judged on the whole file", d.name()));

@@ -164,3 +164,36 @@ pub(super) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
     let hi = indices.iter().copied().max().unwrap_or(0);
     (lo, hi, owner)
 }
+
+/// The messages of `d` whose place in the file the defect tells: (message index, an offset
+/// inside that message). Calls and results the walk remembered without their position (offset
+/// 0) are left out.
+pub(super) fn placed(d: &Defect) -> Vec<(usize, usize)> {
+    let call = |c: &CallAt| (c.holder, c.call.pos.offset);
+    let result = |r: &ResultAt| (r.message, r.result.pos.offset);
+    let mut parts = match d {
+        Defect::Dangling { call: c, .. }
+        | Defect::MissingCallId { call: c }
+        | Defect::MissingToolName { call: c } => vec![call(c)],
+        Defect::Orphan {
+            result: r,
+            later_call,
+        } => {
+            let mut parts = vec![result(r)];
+            parts.extend(later_call.as_ref().map(call));
+            parts
+        }
+        Defect::Misplaced { call: c, result: r } => vec![call(c), result(r)],
+        Defect::DuplicateResult {
+            call: c,
+            first,
+            result: r,
+        } => vec![call(c), result(first), result(r)],
+        Defect::DuplicateCallId { first, call: c } | Defect::ReusedCallId { first, call: c } => {
+            vec![call(first), call(c)]
+        }
+        Defect::MissingResultId { result: r } => vec![result(r)],
+    };
+    parts.retain(|&(_, offset)| offset > 0);
+    parts
+}
