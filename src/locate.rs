@@ -46,19 +46,18 @@ pub fn members_named<const N: usize>(
     if tree.kind(node) != Kind::Object {
         return out;
     }
-    let src = tree.src();
     let mut left = N;
     for member in tree.children(node) {
-        let Some((start, end)) = tree.key_span(member) else {
+        let Some((raw, escaped)) = tree.key_raw(member) else {
             continue;
         };
-        let raw = &src[start + 1..end - 1];
         // A key with escapes is compared decoded, as `Tree::get` does.
-        let hit = if raw.contains(&b'\\') {
+        let hit = if escaped {
             let key = tree.key(member).unwrap_or_default();
             keys.iter().position(|k| *k == key)
         } else {
-            keys.iter().position(|k| k.as_bytes() == raw)
+            keys.iter()
+                .position(|k| k.len() == raw.len() && crate::json::same(k.as_bytes(), raw))
         };
         if let Some(i) = hit
             && out[i].is_none()

@@ -305,11 +305,14 @@ impl ReadCx<'_> {
     pub fn pos(&self, tree: &Tree<'_>, node: NodeId, suffix: &str) -> Pos {
         let (start, _) = tree.span(node);
         let (line, column) = self.line_col(tree.src(), start);
+        let mut pointer = String::with_capacity(self.pointer.len() + suffix.len());
+        pointer.push_str(&self.pointer);
+        pointer.push_str(suffix);
         Pos {
             offset: start + self.base,
             line,
             column,
-            pointer: [self.pointer.as_str(), suffix].concat(),
+            pointer,
         }
     }
 
@@ -328,7 +331,7 @@ impl ReadCx<'_> {
             (at, line, col) = (bom, self.line, 1);
         }
         let seg = &src[at..offset];
-        let chars = |b: &[u8]| b.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+        let chars = crate::json::char_count;
         match memchr::memrchr(b'\n', seg) {
             Some(last) => {
                 line += memchr::memchr_iter(b'\n', seg).count();
