@@ -28,7 +28,7 @@ mod vercel_ai;
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
-use crate::model::{Conversation, Message, Pos, Span, pointer_token};
+use crate::model::{Conversation, Message, Pos, Span};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
@@ -342,14 +342,6 @@ impl ReadCx<'_> {
         at = offset;
         self.cursor.0.set((at, line, col));
         (line, col)
-    }
-
-    /// Pointer suffix for a path of keys and indices.
-    pub fn suffix(parts: &[&dyn std::fmt::Display]) -> String {
-        parts
-            .iter()
-            .map(|p| format!("/{}", pointer_token(&p.to_string())))
-            .collect()
     }
 }
 
