@@ -47,10 +47,17 @@ pub fn members_named<const N: usize>(
         return out;
     }
     let mut left = N;
+    // The lengths of the keys (one bit each, the last for 63 bytes and more): most members
+    // are ruled out by their length alone.
+    let bit = |len: usize| 1u64 << len.min(63);
+    let lengths = keys.iter().fold(0, |m, k| m | bit(k.len()));
     for member in tree.children(node) {
         let Some((raw, escaped)) = tree.key_raw(member) else {
             continue;
         };
+        if !escaped && lengths & bit(raw.len()) == 0 {
+            continue;
+        }
         // A key with escapes is compared decoded, as `Tree::get` does.
         let hit = if escaped {
             let key = tree.key(member).unwrap_or_default();

@@ -283,9 +283,26 @@ impl Iterator for Children<'_, '_> {
 }
 
 /// Byte equality of two slices of the same length, without a call for the short keys of
-/// most lookups.
+/// most lookups: words are compared, the last one overlapping the one before.
 pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x == y)
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len().min(b.len());
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+    let half = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or_default());
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word(a, i) != word(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        word(a, n - 8) == word(b, n - 8)
+    } else if n >= 4 {
+        half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
+    } else {
+        a.iter().zip(b).all(|(x, y)| x == y)
+    }
 }
 
 /// The kind of the value whose first byte is `first` (the parser only makes nodes of values).
@@ -308,7 +325,11 @@ fn decode(raw: &[u8]) -> Cow<'_, str> {
 /// Decode the inside of a JSON string token. Lone surrogates and invalid UTF-8 become U+FFFD.
 pub(crate) fn decode_string(raw: &[u8], escaped: bool) -> Cow<'_, str> {
     if !escaped {
-        return String::from_utf8_lossy(raw);
+        // The validation of `from_utf8` is quicker than the lossy one; the answer is the same.
+        return match std::str::from_utf8(raw) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
     }
     let mut out = String::with_capacity(raw.len());
     let mut i = 0;
@@ -376,6 +397,20 @@ mod tests {
                 let slice = &bytes[start..end];
                 let plain = slice.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
                 assert_eq!(char_count(slice), plain, "{start}..{end}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_compares_every_byte_of_keys_of_any_length() {
+        let a: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..a.len() {
+            let key = &a[..len];
+            assert!(super::same(key, &a[..len]), "{len}");
+            for at in 0..len {
+                let mut other = key.to_vec();
+                other[at] ^= 0x20;
+                assert!(!super::same(key, &other), "{len} {at}");
             }
         }
     }
