@@ -317,15 +317,9 @@ pub(crate) fn kind_of(first: u8) -> Kind {
     }
 }
 
-/// Decode the inside of a string token, finding out whether it has escapes (most strings
-/// looked at are short ids and names, which a plain loop scans quicker than a call).
+/// Decode the inside of a string token, finding out whether it has escapes.
 fn decode(raw: &[u8]) -> Cow<'_, str> {
-    let escaped = if raw.len() < 64 {
-        raw.iter().any(|&b| b == b'\\')
-    } else {
-        memchr::memchr(b'\\', raw).is_some()
-    };
-    decode_string(raw, escaped)
+    decode_string(raw, memchr::memchr(b'\\', raw).is_some())
 }
 
 /// Decode the inside of a JSON string token. Lone surrogates and invalid UTF-8 become U+FFFD.
