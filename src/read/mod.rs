@@ -324,11 +324,13 @@ pub(crate) fn read_found(
     index: usize,
 ) -> Conversation {
     let nodes: Vec<(NodeId, String)> = match f.array {
-        Some(a) => tree
-            .children(a)
-            .enumerate()
-            .map(|(i, n)| (n, format!("{}{}/{i}", cx.pointer, f.pointer)))
-            .collect(),
+        Some(a) => {
+            let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
+            tree.children(a)
+                .enumerate()
+                .map(|(i, n)| (n, crate::model::indexed(&list, i)))
+                .collect()
+        }
         None => f
             .messages
             .iter()
