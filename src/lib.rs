@@ -73,7 +73,10 @@ pub use finding::{Finding, Fix};
 pub use lint::{Analysed, LintOptions as Options, ToolStats};
 pub use model::Conversation;
 pub use provider::Provider;
-pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
+pub use read::{
+    DocumentLint, Format, Problem, ReadConversation, ReadDoc as Document, ReadOptions,
+    lint_document,
+};
 pub use repair::{
     AppliedEdit, DuplicatePolicy, NotStreamed, OrphanPolicy, RepairOptions, Repaired,
     SEED_PLACEHOLDER, Streamed, stream_lines,

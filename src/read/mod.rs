@@ -1,6 +1,7 @@
 //! Reading a document (JSON or JSON Lines) into conversations of the neutral model, with the
 //! reason for each dialect choice and a problem for every line that cannot be read.
 
+mod document;
 mod lines;
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
@@ -135,12 +136,24 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+pub use document::{DocumentLint, ReadConversation, lint_document};
 pub use lines::{Line, LineSink, LinesReader, Prepared, each_line_from, prepare, resumable};
 
 /// Read a document. A file known by its name (a Cline / Roo Code task's
 /// `api_conversation_history.json` or `ui_messages.json`) is read as that file, unless
 /// `--dialect` or `--at` says otherwise.
 pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    read_with(name, bytes, options, None)
+}
+
+/// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
+/// instead of keeping them (for the conversations whose dialect [`DocWalk::begin`] takes).
+fn read_with(
+    name: &str,
+    bytes: &[u8],
+    options: &ReadOptions,
+    walk: Option<&mut document::DocWalk<'_>>,
+) -> ReadDoc {
     let task = TaskFile::of(name).filter(|_| options.dialect.is_none() && options.at.is_none());
     if task == Some(TaskFile::UiMessages) {
         return ReadDoc {
@@ -163,7 +176,7 @@ pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     };
     let format = options.format.unwrap_or_else(|| guess_format(name, bytes));
     let mut doc = match format {
-        Format::Json => read_json(bytes, options),
+        Format::Json => read_json(bytes, options, walk),
         Format::Lines => lines::read_lines(bytes, options),
     };
     if let Some(task) = task {
@@ -196,7 +209,11 @@ fn problem_at(src: &[u8], offset: usize, message: String) -> Problem {
     }
 }
 
-fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+fn read_json(
+    bytes: &[u8],
+    options: &ReadOptions,
+    mut walk: Option<&mut document::DocWalk<'_>>,
+) -> ReadDoc {
     let mut doc = ReadDoc::default();
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         doc.problems
@@ -238,7 +255,8 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     };
     for f in found {
         let cx = ReadCx::new(0, 1, &cursor);
-        let conv = read_found(&tree, &f, &cx, options, doc.conversations.len());
+        let index = doc.conversations.len();
+        let conv = read_found_with(&tree, &f, &cx, options, index, walk.as_deref_mut());
         doc.conversations.push(conv);
     }
     doc
@@ -323,26 +341,39 @@ pub(crate) fn read_found(
     options: &ReadOptions,
     index: usize,
 ) -> Conversation {
-    let nodes: Vec<(NodeId, String)> = match f.array {
-        Some(a) => tree
-            .children(a)
-            .enumerate()
-            .map(|(i, n)| (n, format!("{}{}/{i}", cx.pointer, f.pointer)))
-            .collect(),
-        None => f
-            .messages
-            .iter()
-            .map(|(n, p)| (*n, format!("{}{p}", cx.pointer)))
-            .collect(),
+    read_found_with(tree, f, cx, options, index, None)
+}
+
+/// [`read_found`], giving the messages to `walk` instead of keeping them when it takes the
+/// conversation's dialect. Each message's pointer is made when the message is read, not all
+/// of them beforehand.
+fn read_found_with(
+    tree: &Tree<'_>,
+    f: &Found,
+    cx: &ReadCx<'_>,
+    options: &ReadOptions,
+    index: usize,
+    walk: Option<&mut document::DocWalk<'_>>,
+) -> Conversation {
+    let nodes: Vec<NodeId> = match f.array {
+        Some(a) => tree.children(a).collect(),
+        None => f.messages.iter().map(|(n, _)| *n).collect(),
     };
-    let just_nodes: Vec<NodeId> = nodes.iter().map(|(n, _)| *n).collect();
-    let (dialect, why) = detect(tree, &just_nodes, options);
+    let pointer = |i: usize| match f.array {
+        Some(_) => format!("{}{}/{i}", cx.pointer, f.pointer),
+        None => format!("{}{}", cx.pointer, f.messages[i].1),
+    };
+    let (dialect, why) = detect(tree, &nodes, options);
+    let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
     let mut builder = Builder::default();
+    if walk.is_none() {
+        builder.messages.reserve_exact(nodes.len());
+    }
     let mut foreign = Vec::new();
     let mut unread = Vec::new();
-    for (n, pointer) in nodes {
+    for (i, &n) in nodes.iter().enumerate() {
         let mcx = ReadCx {
-            pointer,
+            pointer: pointer(i),
             base: cx.base,
             line: cx.line,
             cursor: cx.cursor,
@@ -353,7 +384,10 @@ pub(crate) fn read_found(
             unread.push(u);
         }
         if let Some(m) = dialect.read(tree, n, &mcx) {
-            builder.push(m);
+            match walk.as_deref_mut() {
+                Some(w) => w.message(m),
+                None => builder.push(m),
+            }
         }
     }
     let shown = shown_dialect(dialect, &why, &unread);
