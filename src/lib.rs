@@ -93,9 +93,13 @@ pub fn analyse(name: &str, bytes: &[u8], options: &Options) -> Analysed {
     lint::analyse(name, bytes, options)
 }
 
-/// The findings of one document, in reading order.
+/// The findings of one document, in reading order. A JSON document is walked as it is read,
+/// without a model of every message ([`lint_document`]).
 pub fn lint(name: &str, bytes: &[u8], options: &Options) -> Vec<Finding> {
-    analyse(name, bytes, options).findings(name)
+    match lint_document(name, bytes, options) {
+        Some(doc) => doc.findings,
+        None => analyse(name, bytes, options).findings(name),
+    }
 }
 
 /// Repair one document: the safe fixes, and the unsafe ones `repair` asks for.

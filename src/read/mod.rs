@@ -5,7 +5,7 @@ mod document;
 mod lines;
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
-use crate::json::{ErrorKind, NodeId, Tree, parse};
+use crate::json::{ErrorKind, NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
 
@@ -224,7 +224,13 @@ fn read_json(
         doc.problems.push(p);
         return doc;
     }
-    let tree = match parse(bytes) {
+    // Room for every node at once: a buffer grown by doubling would copy itself at each step,
+    // and the memory it leaves behind stays resident for a while.
+    let mut room = Vec::new();
+    // When the address space is short, the buffer grows as it goes.
+    let _ = room.try_reserve_exact(node_bound(bytes));
+    let mut nodes = NodeBuf(room);
+    let tree = match parse_into(bytes, &mut nodes) {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
@@ -260,6 +266,17 @@ fn read_json(
         doc.conversations.push(conv);
     }
     doc
+}
+
+/// At least the number of nodes a parse of `bytes` builds: every value but the root follows a
+/// `,`, a `:` or a `[` (the same bytes inside strings only make the bound looser). Reserved and
+/// never written, the rest of the room costs address space, not memory.
+fn node_bound(bytes: &[u8]) -> usize {
+    let separators = bytes
+        .iter()
+        .map(|&b| usize::from(matches!(b, b',' | b':' | b'[')))
+        .sum::<usize>();
+    separators + 1
 }
 
 /// The first line of a JSON document longer than `limit` bytes (0: no limit), as a problem:
@@ -519,5 +536,32 @@ impl Numbering {
     /// How many messages were numbered.
     pub fn count(&self) -> usize {
         self.next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::node_bound;
+
+    #[test]
+    fn the_node_bound_is_never_below_the_nodes_a_parse_builds() {
+        let docs: [&[u8]; 8] = [
+            b"1",
+            b"[]",
+            b"[[[[]]]]",
+            b"[1,2,[3,[4,{}]],{\"a\":[]}]",
+            b"{\"a\":{\"b\":{\"c\":[null,true,\"x\"]}}}",
+            b"\xEF\xBB\xBF [ {\"k\" : \"v\" } , 0 ]",
+            br#"{"messages":[{"role":"user","content":"a, b: [c]"},{"role":"tool","content":""}]}"#,
+            br#"[{"s":"\"\\,"},[[],[{}]],-1.5e3]"#,
+        ];
+        for doc in docs {
+            let tree = crate::json::parse(doc).unwrap();
+            assert!(
+                node_bound(doc) >= tree.nodes.len(),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
     }
 }
