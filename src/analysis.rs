@@ -6,13 +6,11 @@
 
 use std::collections::{HashMap, VecDeque};
 
+mod seen;
+
 /// Hash maps keyed by call id: a fast non-cryptographic hash (ids come from the logs, and
 /// nothing here needs protection from collisions chosen by an attacker beyond slowness).
 type IdMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
-
-/// What the walk keeps for every id it has seen, for the whole conversation: keyed by the id
-/// at its exact size, so that memory per id stays small on long logs.
-type SeenMap<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
 
 /// A message index or slot kept in 32 bits (what is kept per id seen); larger values, which
 /// no conversation reaches, are kept as `u32::MAX`.
@@ -176,7 +174,7 @@ impl Defect {
 }
 
 /// What the walk remembers of an answered call, to report a later duplicate result.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Closed {
     message: u32,
     holder: u32,
@@ -190,7 +188,7 @@ struct Closed {
 }
 
 /// What the walk remembers of the first call of an id, to report a later reuse of it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FirstCall {
     message: u32,
     holder: u32,
@@ -318,8 +316,9 @@ pub struct Walker {
     options: WalkOptions,
     /// Open calls per id; calls of one message are answered first-in first-out.
     open: IdMap<VecDeque<CallAt>>,
-    /// The call and result that last closed each id (kept small: one entry per id seen).
-    closed: SeenMap<Closed>,
+    /// The call and result that last closed each id, and the first call of each id (kept
+    /// only when ids must be unique): small records per id seen.
+    seen: seen::Seen,
     /// The tool names the entries of `closed` refer to.
     names: Names,
     /// Calls closed by a result that came before them, oldest first, with the index of that
@@ -328,8 +327,6 @@ pub struct Walker {
     tentative: IdMap<VecDeque<(CallAt, usize)>>,
     /// Results seen with no open call, waiting for a later call of their id.
     pending: IdMap<VecDeque<ResultAt>>,
-    /// The first call of each id (kept only when ids must be unique).
-    first_calls: SeenMap<FirstCall>,
     /// The model messages whose answer windows are open.
     owners: Vec<usize>,
     defects: Vec<Defect>,
@@ -343,11 +340,10 @@ impl Walker {
             window,
             options,
             open: IdMap::default(),
-            closed: SeenMap::default(),
+            seen: seen::Seen::default(),
             names: Names::default(),
             tentative: IdMap::default(),
             pending: IdMap::default(),
-            first_calls: SeenMap::default(),
             owners: Vec::new(),
             defects: Vec::new(),
             calls_checked: 0,
@@ -444,7 +440,7 @@ impl Walker {
             } else {
                 seen_here.insert(id, slot);
                 if self.options.unique_ids {
-                    match self.first_calls.get(id) {
+                    match self.seen.first_call(id) {
                         Some(first) if first.message as usize != calling => {
                             self.defects.push(Defect::ReusedCallId {
                                 first: first.call(id),
@@ -453,7 +449,7 @@ impl Walker {
                         }
                         Some(_) => {}
                         None => {
-                            self.first_calls.insert(id.into(), FirstCall::of(&at));
+                            self.seen.set_first_call(id, FirstCall::of(&at));
                         }
                     }
                 }
@@ -480,7 +476,7 @@ impl Walker {
                     later_call: Some(at.clone()),
                 });
                 let closed = Closed::new(&mut self.names, &at, &result);
-                self.closed.insert(id.into(), closed);
+                self.seen.close(id, closed);
                 continue;
             }
             self.open.entry(id.to_string()).or_default().push_back(at);
@@ -503,16 +499,9 @@ impl Walker {
                 .push(Defect::MissingResultId { result: here() });
             return;
         };
-        if let Some((call, key)) = take_front_keyed(&mut self.open, id) {
+        if let Some(call) = take_front(&mut self.open, id) {
             let closed = Closed::of(&mut self.names, &call, at, slot, alone, result);
-            // The id's key leaves the open calls when its last call closes: it is reused.
-            match self.closed.get_mut(id) {
-                Some(c) => *c = closed,
-                None => {
-                    let key = key.map_or_else(|| id.into(), String::into_boxed_str);
-                    self.closed.insert(key, closed);
-                }
-            }
+            self.seen.close(id, closed);
             if !self.in_window(call.message, at, result) {
                 self.defects.push(Defect::Misplaced {
                     call,
@@ -542,10 +531,10 @@ impl Walker {
                 *later_call = None;
             }
             let closed = Closed::new(&mut self.names, &call, &here);
-            self.closed.insert(id.into(), closed);
+            self.seen.close(id, closed);
             return;
         }
-        if let Some(closed) = self.closed.get(id) {
+        if let Some(closed) = self.seen.closed(id) {
             let (call, first) = closed.parts(&self.names, id);
             self.defects.push(Defect::DuplicateResult {
                 call,
@@ -567,6 +556,9 @@ impl Walker {
 
     /// End of the conversation: what is still open is dangling, what is pending is orphaned.
     pub fn finish(mut self) -> Vec<Defect> {
+        // What was kept per id seen is no longer needed: free it before the sort, which
+        // needs room of its own on a log with many findings.
+        self.seen = seen::Seen::default();
         for (_, queue) in self.open.drain() {
             for call in queue {
                 self.defects.push(Defect::Dangling {
@@ -618,17 +610,6 @@ impl<'m> SeenIds<'m> {
         self.many.extend(self.few.drain(..));
         self.many.insert(id, slot);
     }
-}
-
-/// [`take_front`], giving back the entry's key too when the entry is dropped.
-fn take_front_keyed<T>(map: &mut IdMap<VecDeque<T>>, id: &str) -> Option<(T, Option<String>)> {
-    let queue = map.get_mut(id)?;
-    let front = queue.pop_front();
-    if !queue.is_empty() {
-        return front.map(|f| (f, None));
-    }
-    let key = map.remove_entry(id).map(|(k, _)| k);
-    front.map(|f| (f, key))
 }
 
 /// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only

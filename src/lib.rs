@@ -49,6 +49,7 @@ mod edit;
 mod explain;
 mod finding;
 mod fix;
+mod intern;
 mod lint;
 mod locate;
 mod model;
