@@ -45,6 +45,7 @@
 mod analysis;
 mod batches;
 mod dialect;
+mod document_lint;
 mod edit;
 mod explain;
 mod finding;
@@ -69,15 +70,13 @@ pub mod simulate;
 pub mod store;
 
 pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
+pub use document_lint::{DocumentLint, ReadConversation, lint_document};
 pub use explain::{Example, Explanation, explain};
 pub use finding::{Finding, Fix};
 pub use lint::{Analysed, LintOptions as Options, ToolStats};
 pub use model::Conversation;
 pub use provider::Provider;
-pub use read::{
-    DocumentLint, Format, Problem, ReadConversation, ReadDoc as Document, ReadOptions,
-    lint_document,
-};
+pub use read::{Format, Problem, ReadDoc as Document, ReadOptions};
 pub use repair::{
     AppliedEdit, DuplicatePolicy, NotStreamed, OrphanPolicy, RepairOptions, Repaired,
     SEED_PLACEHOLDER, Streamed, stream_lines,

@@ -1,7 +1,6 @@
 //! Reading a document (JSON or JSON Lines) into conversations of the neutral model, with the
 //! reason for each dialect choice and a problem for every line that cannot be read.
 
-mod document;
 mod lines;
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
@@ -136,7 +135,6 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-pub use document::{DocumentLint, ReadConversation, lint_document};
 pub use lines::{Line, LineSink, LinesReader, Prepared, each_line_from, prepare, resumable};
 
 /// Read a document. A file known by its name (a Cline / Roo Code task's
@@ -146,13 +144,24 @@ pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     read_with(name, bytes, options, None)
 }
 
+/// Where the messages of a JSON document's conversations go as they are read, instead of into
+/// the model (see [`read_with`]).
+pub(crate) trait Walk {
+    /// A conversation read as `dialect` begins: `true` when its messages are to be given to
+    /// [`Walk::message`], `false` when they are to be kept in the model.
+    fn begin(&mut self, dialect: &'static dyn Dialect) -> bool;
+
+    /// The next message of the conversation begun last.
+    fn message(&mut self, m: Message);
+}
+
 /// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
-/// instead of keeping them (for the conversations whose dialect [`DocWalk::begin`] takes).
-fn read_with(
+/// instead of keeping them (for the conversations whose dialect [`Walk::begin`] takes).
+pub(crate) fn read_with(
     name: &str,
     bytes: &[u8],
     options: &ReadOptions,
-    walk: Option<&mut document::DocWalk<'_>>,
+    walk: Option<&mut dyn Walk>,
 ) -> ReadDoc {
     let task = TaskFile::of(name).filter(|_| options.dialect.is_none() && options.at.is_none());
     if task == Some(TaskFile::UiMessages) {
@@ -209,11 +218,7 @@ fn problem_at(src: &[u8], offset: usize, message: String) -> Problem {
     }
 }
 
-fn read_json(
-    bytes: &[u8],
-    options: &ReadOptions,
-    mut walk: Option<&mut document::DocWalk<'_>>,
-) -> ReadDoc {
+fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk>) -> ReadDoc {
     let mut doc = ReadDoc::default();
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         doc.problems
@@ -262,7 +267,8 @@ fn read_json(
     for f in found {
         let cx = ReadCx::new(0, 1, &cursor);
         let index = doc.conversations.len();
-        let conv = read_found_with(&tree, &f, &cx, options, index, walk.as_deref_mut());
+        let walk = walk.as_mut().map(|w| &mut **w as &mut dyn Walk);
+        let conv = read_found_with(&tree, &f, &cx, options, index, walk);
         doc.conversations.push(conv);
     }
     doc
@@ -370,7 +376,7 @@ fn read_found_with(
     cx: &ReadCx<'_>,
     options: &ReadOptions,
     index: usize,
-    walk: Option<&mut document::DocWalk<'_>>,
+    walk: Option<&mut dyn Walk>,
 ) -> Conversation {
     let nodes: Vec<NodeId> = match f.array {
         Some(a) => tree.children(a).collect(),

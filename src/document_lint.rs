@@ -17,7 +17,7 @@ use crate::lint::{
     tree_finding, unread_finding,
 };
 use crate::model::{Container, Message};
-use crate::read::{Format, Numbering, ReadOptions, guess_format, read_with};
+use crate::read::{Format, Numbering, ReadOptions, Walk, guess_format, read_with};
 use crate::rules::Rule;
 use crate::target;
 
@@ -177,7 +177,7 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
 }
 
 /// The walks of a document's conversations, fed while they are read.
-pub(crate) struct DocWalk<'o> {
+struct DocWalk<'o> {
     options: &'o LintOptions,
     /// One entry per conversation read, in order: its walk, or `None` when its messages
     /// were kept in the model.
@@ -194,11 +194,9 @@ struct ConvWalk {
     last_turn: Option<usize>,
 }
 
-impl DocWalk<'_> {
-    /// A conversation read as `dialect` begins: `true` when its messages are to be given to
-    /// [`DocWalk::message`], `false` when they are kept (a dialect that judges the whole
-    /// conversation).
-    pub(crate) fn begin(&mut self, dialect: &'static dyn Dialect) -> bool {
+impl Walk for DocWalk<'_> {
+    /// Messages of a dialect that judges the whole conversation are kept.
+    fn begin(&mut self, dialect: &'static dyn Dialect) -> bool {
         let walk = dialect.streams().then(|| {
             let judge = target::judge(dialect, self.options.target);
             ConvWalk {
@@ -218,8 +216,8 @@ impl DocWalk<'_> {
         taken
     }
 
-    /// The next message of the conversation begun last: numbered, walked and dropped.
-    pub(crate) fn message(&mut self, mut m: Message) {
+    /// Numbered, walked and dropped.
+    fn message(&mut self, mut m: Message) {
         if let Some(Some(w)) = self.walks.last_mut() {
             w.numbering.number(&mut m);
             if !m.continuation {
