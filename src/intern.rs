@@ -56,6 +56,16 @@ impl Interner {
             .find(hash, |&sym| slice(&self.text, &self.ends, sym) == s)
             .copied()
     }
+
+    /// The string numbered `sym`.
+    pub(crate) fn get(&self, sym: Sym) -> &str {
+        slice(&self.text, &self.ends, sym)
+    }
+
+    /// How many strings there are (every number is below this).
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
 }
 
 #[cfg(test)]
@@ -85,7 +95,12 @@ mod tests {
         }
         assert_eq!(i.intern("toolu_1"), c);
         assert_eq!(i.find("toolu_1"), Some(c));
-        assert_eq!(i.intern("id 4999"), 5002);
+        let last = i.intern("id 4999");
+        assert_eq!(
+            (last, i.get(last), i.get(a)),
+            (5002, "id 4999", "00000000-0000-4000-8000-000000000000")
+        );
         assert_eq!(i.find("id 5000"), None);
+        assert_eq!(i.len(), 5003);
     }
 }

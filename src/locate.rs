@@ -46,19 +46,25 @@ pub fn members_named<const N: usize>(
     if tree.kind(node) != Kind::Object {
         return out;
     }
-    let src = tree.src();
     let mut left = N;
+    // The lengths of the keys (one bit each, the last for 63 bytes and more): most members
+    // are ruled out by their length alone.
+    let bit = |len: usize| 1u64 << len.min(63);
+    let lengths = keys.iter().fold(0, |m, k| m | bit(k.len()));
     for member in tree.children(node) {
-        let Some((start, end)) = tree.key_span(member) else {
+        let Some((raw, escaped)) = tree.key_raw(member) else {
             continue;
         };
-        let raw = &src[start + 1..end - 1];
+        if !escaped && lengths & bit(raw.len()) == 0 {
+            continue;
+        }
         // A key with escapes is compared decoded, as `Tree::get` does.
-        let hit = if raw.contains(&b'\\') {
+        let hit = if escaped {
             let key = tree.key(member).unwrap_or_default();
             keys.iter().position(|k| *k == key)
         } else {
-            keys.iter().position(|k| k.as_bytes() == raw)
+            keys.iter()
+                .position(|k| k.len() == raw.len() && crate::json::same(k.as_bytes(), raw))
         };
         if let Some(i) = hit
             && out[i].is_none()
@@ -143,7 +149,56 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
     if tree.kind(node) != Kind::Object || depth > 3 {
         return None;
     }
-    let lists = members_named(tree, node, &LIST_KEYS);
+    // Both kinds of key in one pass over the members: lists first, then wrappers.
+    let [
+        messages,
+        input,
+        contents,
+        history,
+        chat_history,
+        conversation,
+        traj,
+        trajectory,
+        items,
+        values,
+        body,
+        params,
+        request,
+        state,
+        data,
+    ] = members_named(
+        tree,
+        node,
+        &[
+            LIST_KEYS[0],
+            LIST_KEYS[1],
+            LIST_KEYS[2],
+            LIST_KEYS[3],
+            LIST_KEYS[4],
+            LIST_KEYS[5],
+            LIST_KEYS[6],
+            LIST_KEYS[7],
+            LIST_KEYS[8],
+            WRAPPER_KEYS[0],
+            WRAPPER_KEYS[1],
+            WRAPPER_KEYS[2],
+            WRAPPER_KEYS[3],
+            WRAPPER_KEYS[4],
+            WRAPPER_KEYS[5],
+        ],
+    );
+    let lists = [
+        messages,
+        input,
+        contents,
+        history,
+        chat_history,
+        conversation,
+        traj,
+        trajectory,
+        items,
+    ];
+    let wrappers = [values, body, params, request, state, data];
     for (key, list) in LIST_KEYS.iter().zip(lists) {
         if let Some(list) = list
             && is_message_list(tree, list)
@@ -156,7 +211,6 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
             });
         }
     }
-    let wrappers = members_named(tree, node, &WRAPPER_KEYS);
     for (key, inner) in WRAPPER_KEYS.iter().zip(wrappers) {
         if let Some(inner) = inner
             && let Some(mut found) = envelope(tree, inner, &format!("{pointer}/{key}"), depth + 1)

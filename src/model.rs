@@ -204,3 +204,33 @@ impl Conversation {
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
+
+/// `prefix` followed by the decimal digits of `index` (a pointer to an element of a list whose
+/// pointer plus `/` is `prefix`), without going through the formatting machinery.
+pub fn indexed(prefix: &str, index: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = index;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(prefix.len() + digits.len() - at);
+    out.push_str(prefix);
+    out.extend(digits[at..].iter().map(|&d| d as char));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn indexed_writes_the_index_in_decimal() {
+        for i in [0, 7, 10, 99, 100, 12345, usize::MAX] {
+            assert_eq!(super::indexed("/messages/", i), format!("/messages/{i}"));
+        }
+    }
+}

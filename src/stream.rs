@@ -161,10 +161,7 @@ fn stream_lines<R: BufRead>(
             reader,
             options.read.max_line_bytes,
             |number, start, text, long, last| {
-                if long.is_none() {
-                    chain.line(number, start, text);
-                }
-                lines.line(number, start, text, long, last, &mut sink);
+                lines.line_linked(number, start, text, long, last, &mut sink, &mut chain);
             },
         )?;
     }
@@ -195,16 +192,14 @@ fn in_blocks<R: Read>(
     };
     if first.last {
         for line in first.lines() {
-            if line.too_long.is_none() {
-                chain.line(line.number, line.start, line.text);
-            }
-            lines.line(
+            lines.line_linked(
                 line.number,
                 line.start,
                 line.text,
                 line.too_long,
                 line.last,
                 sink,
+                chain,
             );
         }
         return Ok(());
@@ -244,10 +239,9 @@ fn take_block(
         .map(|(i, buf)| {
             let line = block.line(i);
             let mut links = ChainReader::default();
-            if line.too_long.is_none() {
-                links.line(line.number, line.start, line.text);
-            }
-            (prepare(options, known, &line, buf), links)
+            let prepared = prepare(options, known, &line, buf);
+            prepared.link(&mut links);
+            (prepared, links)
         })
         .unzip();
     if known.dialect.is_none()

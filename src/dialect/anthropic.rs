@@ -78,7 +78,7 @@ impl Dialect for Anthropic {
         let mut server_ids: Vec<String> = Vec::new();
         for (i, b) in tree.children(blocks).enumerate() {
             let ty = tree.get_str(b, "type").unwrap_or_default();
-            let suffix = ReadCx::suffix(&[&"content", &i]);
+            let suffix = crate::model::indexed("/content/", i);
             let server = is_server_call(&ty);
             if ty == "tool_use" || server {
                 let call = Call {

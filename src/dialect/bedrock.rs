@@ -65,7 +65,7 @@ impl Dialect for Bedrock {
             .filter_map(|call| string(tree, tree.get(call, "toolUseId")))
             .collect();
         for (i, b) in tree.children(blocks).enumerate() {
-            let suffix = ReadCx::suffix(&[&"content", &i]);
+            let suffix = crate::model::indexed("/content/", i);
             if let Some(call) = object_at(tree, b, "toolUse") {
                 msg.calls.push(Call {
                     name: string(tree, tree.get(call, "name")),

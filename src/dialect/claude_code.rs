@@ -107,7 +107,7 @@ impl Dialect for ClaudeCode {
                 members_named(tree, block, &["type", "id", "name", "tool_use_id"]);
             let ty = ty.and_then(|t| tree.str(t));
             let ty = ty.as_deref().unwrap_or("");
-            let suffix = || format!("/message/content/{i}");
+            let suffix = || crate::model::indexed("/message/content/", i);
             if role == Role::Assistant && (ty == "tool_use" || SERVER_CALLS.contains(&ty)) {
                 msg.calls.push(Call {
                     name: string(tree, name),

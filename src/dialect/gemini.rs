@@ -129,7 +129,7 @@ impl Dialect for Gemini {
         let mut msg = cx.message(tree, node, role);
         let (mut call_keys, mut result_keys) = (Keys(Vec::new()), Keys(Vec::new()));
         for (i, part) in tree.children(parts).enumerate() {
-            let suffix = format!("/parts/{i}");
+            let suffix = crate::model::indexed("/parts/", i);
             if let Some(call) = object_at(tree, part, "functionCall") {
                 let (id, id_node) = call_keys.key(tree, call);
                 msg.calls.push(Call {

@@ -85,7 +85,7 @@ impl Dialect for GeminiCli {
                 if tree.kind(record) != Kind::Object {
                     continue;
                 }
-                let suffix = format!("/toolCalls/{i}");
+                let suffix = crate::model::indexed("/toolCalls/", i);
                 msg.calls.push(Call {
                     name: string(tree, tree.get(record, "name")),
                     server: answered(tree, record),

@@ -28,7 +28,7 @@ mod vercel_ai;
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
-use crate::model::{Conversation, Message, Pos, Span, pointer_token};
+use crate::model::{Conversation, Message, Pos, Span};
 
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
@@ -305,11 +305,14 @@ impl ReadCx<'_> {
     pub fn pos(&self, tree: &Tree<'_>, node: NodeId, suffix: &str) -> Pos {
         let (start, _) = tree.span(node);
         let (line, column) = self.line_col(tree.src(), start);
+        let mut pointer = String::with_capacity(self.pointer.len() + suffix.len());
+        pointer.push_str(&self.pointer);
+        pointer.push_str(suffix);
         Pos {
             offset: start + self.base,
             line,
             column,
-            pointer: [self.pointer.as_str(), suffix].concat(),
+            pointer,
         }
     }
 
@@ -328,7 +331,7 @@ impl ReadCx<'_> {
             (at, line, col) = (bom, self.line, 1);
         }
         let seg = &src[at..offset];
-        let chars = |b: &[u8]| b.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+        let chars = crate::json::char_count;
         match memchr::memrchr(b'\n', seg) {
             Some(last) => {
                 line += memchr::memchr_iter(b'\n', seg).count();
@@ -339,14 +342,6 @@ impl ReadCx<'_> {
         at = offset;
         self.cursor.0.set((at, line, col));
         (line, col)
-    }
-
-    /// Pointer suffix for a path of keys and indices.
-    pub fn suffix(parts: &[&dyn std::fmt::Display]) -> String {
-        parts
-            .iter()
-            .map(|p| format!("/{}", pointer_token(&p.to_string())))
-            .collect()
     }
 }
 

@@ -118,7 +118,7 @@ pub(super) fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -
         .path(c, &["function", "name"])
         .or_else(|| tree.path(c, &["custom", "name"]))
         .or_else(|| tree.get(c, "name"));
-    let suffix = format!("/tool_calls/{i}");
+    let suffix = crate::model::indexed("/tool_calls/", i);
     Call {
         name: string(tree, name),
         ..cx.call(

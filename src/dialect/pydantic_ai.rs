@@ -77,7 +77,7 @@ impl Dialect for PydanticAi {
             if tree.kind(part) != Kind::Object {
                 continue;
             }
-            let suffix = format!("/parts/{i}");
+            let suffix = crate::model::indexed("/parts/", i);
             let id = tree.get(part, "tool_call_id");
             let name = string(tree, tree.get(part, "tool_name"));
             match tree.get_str(part, "part_kind").as_deref() {

@@ -89,25 +89,34 @@ const PART_LISTS: [&str; 2] = ["parts", "content"];
 
 /// The first tool key found in `node` (see the module comment for where).
 pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
-    let mut objects = [None; 1 + ENVELOPES.len()];
-    objects[0] = Some(node);
-    for (slot, inner) in objects[1..]
-        .iter_mut()
-        .zip(members_named(tree, node, &ENVELOPES))
-    {
-        *slot = inner.filter(|&n| tree.kind(n) == Kind::Object);
+    // The message and the objects under its envelope keys, in that order.
+    let mut objects = [node; 1 + ENVELOPES.len()];
+    let mut count = 1;
+    for inner in members_named(tree, node, &ENVELOPES).into_iter().flatten() {
+        if tree.kind(inner) == Kind::Object {
+            objects[count] = inner;
+            count += 1;
+        }
     }
-    let objects = objects.into_iter().flatten();
-    if let Some(k) = objects.clone().find_map(|o| sign_in(tree, o)) {
+    let objects = &objects[..count];
+    if let Some(k) = objects.iter().find_map(|&o| sign_in(tree, o)) {
         return Some(k);
     }
-    objects
-        .flat_map(|o| members_named(tree, o, &PART_LISTS))
-        .flatten()
-        .filter(|&n| tree.kind(n) == Kind::Array)
-        .flat_map(|list| tree.children(list))
-        .filter(|&c| tree.kind(c) == Kind::Object)
-        .find_map(|o| sign_in(tree, o))
+    for &o in objects {
+        for list in members_named(tree, o, &PART_LISTS).into_iter().flatten() {
+            if tree.kind(list) != Kind::Array {
+                continue;
+            }
+            for part in tree.children(list) {
+                if tree.kind(part) == Kind::Object
+                    && let Some(k) = sign_in(tree, part)
+                {
+                    return Some(k);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The distinct keys of [`TOOL_KEYS`], looked up together.

@@ -75,7 +75,7 @@ impl Dialect for VercelAi {
         };
         let single = tree.len(parts) == 1;
         for (i, part) in tree.children(parts).enumerate() {
-            let suffix = format!("/content/{i}");
+            let suffix = crate::model::indexed("/content/", i);
             let id = tree.get(part, "toolCallId");
             let name = string(tree, tree.get(part, "toolName"));
             if role == Role::Assistant && is_part(tree, part, "tool-call") {

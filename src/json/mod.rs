@@ -10,5 +10,6 @@ mod tree;
 mod write;
 
 pub use parse::{ErrorKind, ParseError, parse, parse_into};
-pub use tree::{Children, Kind, NodeBuf, NodeId, Tree, line_col};
+pub(crate) use tree::same;
+pub use tree::{Children, Kind, NodeBuf, NodeId, Tree, char_count, line_col};
 pub use write::{J, Style};

@@ -176,6 +176,17 @@ impl<'a> Tree<'a> {
         ))
     }
 
+    /// The raw bytes of a member key (inside the quotes) and whether they hold escapes.
+    pub(crate) fn key_raw(&self, id: NodeId) -> Option<(&'a [u8], bool)> {
+        let n = &self.nodes[id as usize];
+        (n.key_end != 0).then(|| {
+            (
+                &self.src[n.key_start as usize + 1..n.key_end as usize - 1],
+                n.key_escaped(),
+            )
+        })
+    }
+
     /// Byte span of the member key token (quotes included).
     pub fn key_span(&self, id: NodeId) -> Option<(usize, usize)> {
         let n = &self.nodes[id as usize];
@@ -232,12 +243,23 @@ pub fn line_col(src: &[u8], offset: usize) -> (usize, usize) {
         },
         |i| i + 1,
     );
-    let col = before[line_start..]
-        .iter()
-        .filter(|&&b| (b & 0xC0) != 0x80)
-        .count()
-        + 1;
-    (line, col)
+    (line, char_count(&before[line_start..]) + 1)
+}
+
+/// The number of characters in `bytes`: the bytes that do not continue a UTF-8 sequence
+/// (`0b10xx_xxxx`), counted eight at a time.
+pub fn char_count(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut continuing = 0;
+    for chunk in chunks.by_ref() {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        // Bit 7 set and bit 6 clear: bit 6 of each byte is moved onto bit 7 by the shift.
+        let marks = word & !(word << 1) & HIGH;
+        continuing += (marks >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56;
+    }
+    let rest = chunks.remainder();
+    bytes.len() - continuing as usize - rest.iter().filter(|&&b| (b & 0xC0) == 0x80).count()
 }
 
 /// Iterator over the children of a container node.
@@ -261,9 +283,26 @@ impl Iterator for Children<'_, '_> {
 }
 
 /// Byte equality of two slices of the same length, without a call for the short keys of
-/// most lookups.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x == y)
+/// most lookups: words are compared, the last one overlapping the one before.
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len().min(b.len());
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+    let half = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or_default());
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word(a, i) != word(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        word(a, n - 8) == word(b, n - 8)
+    } else if n >= 4 {
+        half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
+    } else {
+        a.iter().zip(b).all(|(x, y)| x == y)
+    }
 }
 
 /// The kind of the value whose first byte is `first` (the parser only makes nodes of values).
@@ -286,7 +325,11 @@ fn decode(raw: &[u8]) -> Cow<'_, str> {
 /// Decode the inside of a JSON string token. Lone surrogates and invalid UTF-8 become U+FFFD.
 pub(crate) fn decode_string(raw: &[u8], escaped: bool) -> Cow<'_, str> {
     if !escaped {
-        return String::from_utf8_lossy(raw);
+        // The validation of `from_utf8` is quicker than the lossy one; the answer is the same.
+        return match std::str::from_utf8(raw) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
     }
     let mut out = String::with_capacity(raw.len());
     let mut i = 0;
@@ -338,4 +381,37 @@ fn hex4(raw: &[u8], at: usize) -> Option<u32> {
     let s = raw.get(at..at + 4)?;
     let s = std::str::from_utf8(s).ok()?;
     u32::from_str_radix(s, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::char_count;
+
+    #[test]
+    fn char_count_matches_a_byte_by_byte_count() {
+        let text = "aé€😀\u{7f}\u{80}x".repeat(7);
+        let mut bytes = text.into_bytes();
+        bytes.extend([0x80, 0xBF, 0xC0, 0xFF, 0x7F, 0x40]);
+        for start in 0..9 {
+            for end in start..bytes.len() {
+                let slice = &bytes[start..end];
+                let plain = slice.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+                assert_eq!(char_count(slice), plain, "{start}..{end}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_compares_every_byte_of_keys_of_any_length() {
+        let a: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..a.len() {
+            let key = &a[..len];
+            assert!(super::same(key, &a[..len]), "{len}");
+            for at in 0..len {
+                let mut other = key.to_vec();
+                other[at] ^= 0x20;
+                assert!(!super::same(key, &other), "{len} {at}");
+            }
+        }
+    }
 }

@@ -112,6 +112,32 @@ impl<'o> LinesReader<'o> {
         self.buf = self.take(prepared, sink).unwrap_or(buf);
     }
 
+    /// [`LinesReader::line`], also handing the parsed line to `chain` (the Claude Code links
+    /// are read from the same parse).
+    #[allow(clippy::too_many_arguments)]
+    pub fn line_linked(
+        &mut self,
+        number: usize,
+        start: usize,
+        text: &[u8],
+        too_long: Option<usize>,
+        last: bool,
+        sink: &mut dyn LineSink,
+        chain: &mut dialect::ChainReader,
+    ) {
+        let mut buf = std::mem::take(&mut self.buf);
+        let line = Line {
+            number,
+            start,
+            text,
+            too_long,
+            last,
+        };
+        let prepared = prepare(self.options, self.known(), &line, &mut buf);
+        prepared.link(chain);
+        self.buf = self.take(prepared, sink).unwrap_or(buf);
+    }
+
     /// What is known of the file so far, for [`prepare`] to read the next lines ahead.
     pub fn known(&self) -> Known {
         Known {
@@ -497,6 +523,14 @@ pub fn prepare<'t>(
 }
 
 impl Prepared<'_> {
+    /// Give the parsed line to `chain` (a line that did not parse, or was too long, holds no
+    /// link).
+    pub fn link(&self, chain: &mut dialect::ChainReader) {
+        if let What::Value { tree, .. } = &self.what {
+            chain.parsed(self.number, self.start, self.text, tree);
+        }
+    }
+
     /// The dialect that claims this message line, when [`prepare`] looked for one.
     pub fn claim(&self) -> Option<&'static dyn Dialect> {
         match &self.what {
@@ -614,10 +648,7 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         let text = &bytes[start..end];
         let too_long = (options.max_line_bytes > 0 && text.len() > options.max_line_bytes)
             .then_some(text.len());
-        if too_long.is_none() {
-            chain.line(number, start, text);
-        }
-        reader.line(number, start, text, too_long, last, &mut sink);
+        reader.line_linked(number, start, text, too_long, last, &mut sink, &mut chain);
         start = nl + 1;
     }
     sink.doc.log_like = reader.log_like();

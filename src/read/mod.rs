@@ -229,8 +229,8 @@ fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk
         doc.problems.push(p);
         return doc;
     }
-    // Room for every node at once: a buffer grown by doubling would copy itself at each step,
-    // and the memory it leaves behind stays resident for a while.
+    // Room for every node at once: a buffer grown by doubling holds its old and its new copy
+    // at each step, the last one as large as the tree.
     let mut room = Vec::new();
     // When the address space is short, the buffer grows as it goes.
     let _ = room.try_reserve_exact(node_bound(bytes));
@@ -382,8 +382,9 @@ fn read_found_with(
         Some(a) => tree.children(a).collect(),
         None => f.messages.iter().map(|(n, _)| *n).collect(),
     };
+    let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
     let pointer = |i: usize| match f.array {
-        Some(_) => format!("{}{}/{i}", cx.pointer, f.pointer),
+        Some(_) => crate::model::indexed(&list, i),
         None => format!("{}{}", cx.pointer, f.messages[i].1),
     };
     let (dialect, why) = detect(tree, &nodes, options);

@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 use memchr::memmem::Finder;
 
 use super::intern::{Interner, Sym, Texts};
-use crate::json::{Kind, NodeBuf, NodeId, Tree, line_col, parse_into};
+use crate::json::{Kind, NodeId, Tree, line_col};
 use crate::locate::members_named;
 use crate::rules::Rule;
 
@@ -188,8 +188,6 @@ pub struct ChainReader {
     ids: Vec<Sym>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
-    /// The node buffer reused by every line.
-    buf: NodeBuf,
 }
 
 /// Hash of a line's bytes, to tell identical lines from different ones (a fast 64-bit hash
@@ -209,23 +207,18 @@ static UID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"uid\""));
 static UUID_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"uuid\""));
 static PARENT_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"parentUuid\""));
 
+/// Whether a line may hold a link.
+fn names_a_link(text: &[u8]) -> bool {
+    UID.find(text).is_some() && (PARENT_KEY.find(text).is_some() || UUID_KEY.find(text).is_some())
+}
+
 impl ChainReader {
-    /// Read line `number` (its text without the line ending), which starts at byte `start`.
-    pub fn line(&mut self, number: usize, start: usize, text: &[u8]) {
-        let (text, start) = match text.strip_prefix(b"\xEF\xBB\xBF") {
-            Some(rest) if start == 0 => (rest, 3),
-            _ => (text, start),
-        };
-        if UID.find(text).is_none()
-            || (PARENT_KEY.find(text).is_none() && UUID_KEY.find(text).is_none())
-        {
-            return;
+    /// Read line `number`, which the caller has parsed: `text` (without its line ending or a
+    /// leading byte order mark, starting at byte `start`) parsed into `tree`.
+    pub fn parsed(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
+        if names_a_link(text) {
+            self.link(number, start, text, tree);
         }
-        let Ok(tree) = parse_into(text, &mut self.buf) else {
-            return;
-        };
-        self.link(number, start, text, &tree);
-        self.buf = tree.into_buf();
     }
 
     /// Keep the link of the parsed line `tree`.
@@ -954,7 +947,8 @@ mod tests {
         let mut start = 0;
         for (i, line) in SESSION.iter().enumerate() {
             if lines.contains(&i) {
-                reader.line(i + 1, start, line.as_bytes());
+                let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
+                reader.parsed(i + 1, start, line.as_bytes(), &tree);
             }
             start += line.len() + 1;
         }
