@@ -45,6 +45,7 @@
 mod analysis;
 mod batches;
 mod dialect;
+mod document_lint;
 mod edit;
 mod explain;
 mod finding;
@@ -69,6 +70,7 @@ pub mod simulate;
 pub mod store;
 
 pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
+pub use document_lint::{DocumentLint, ReadConversation, lint_document};
 pub use explain::{Example, Explanation, explain};
 pub use finding::{Finding, Fix};
 pub use lint::{Analysed, LintOptions as Options, ToolStats};
@@ -91,9 +93,13 @@ pub fn analyse(name: &str, bytes: &[u8], options: &Options) -> Analysed {
     lint::analyse(name, bytes, options)
 }
 
-/// The findings of one document, in reading order.
+/// The findings of one document, in reading order. A JSON document is walked as it is read,
+/// without a model of every message ([`lint_document`]).
 pub fn lint(name: &str, bytes: &[u8], options: &Options) -> Vec<Finding> {
-    analyse(name, bytes, options).findings(name)
+    match lint_document(name, bytes, options) {
+        Some(doc) => doc.findings,
+        None => analyse(name, bytes, options).findings(name),
+    }
 }
 
 /// Repair one document: the safe fixes, and the unsafe ones `repair` asks for.

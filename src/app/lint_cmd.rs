@@ -268,6 +268,27 @@ fn check(
         None => inputs::load(input)?,
     };
     meter.add(loaded.len() as u64);
+    // A JSON document is walked as it is read, without a model of every message.
+    if assembled.is_none()
+        && hitl.is_none()
+        && let Some(report) = toolmend::lint_document(&input.name, &loaded, options)
+    {
+        let mut detections = report.notes;
+        detections.extend(report.conversations.iter().map(|c| {
+            format!(
+                "conversation {} at `{}`: {} ({} messages) — {}",
+                c.index, c.pointer, c.dialect, c.messages, c.detection
+            )
+        }));
+        return Ok(One {
+            findings: report.findings,
+            conversations: report.conversations.len(),
+            calls: report.calls_checked,
+            stats: report.stats,
+            detections,
+            skippable: report.skippable,
+        });
+    }
     let analysed = toolmend::analyse(&input.name, &loaded, options);
     let mut detections = analysed.doc.notes.clone();
     detections.extend(analysed.doc.conversations.iter().map(|c| {

@@ -4,7 +4,7 @@
 mod lines;
 
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
-use crate::json::{ErrorKind, NodeId, Tree, parse};
+use crate::json::{ErrorKind, NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
 
@@ -141,6 +141,28 @@ pub use lines::{Line, LineSink, LinesReader, Prepared, each_line_from, prepare, 
 /// `api_conversation_history.json` or `ui_messages.json`) is read as that file, unless
 /// `--dialect` or `--at` says otherwise.
 pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+    read_with(name, bytes, options, None)
+}
+
+/// Where the messages of a JSON document's conversations go as they are read, instead of into
+/// the model (see [`read_with`]).
+pub(crate) trait Walk {
+    /// A conversation read as `dialect` begins: `true` when its messages are to be given to
+    /// [`Walk::message`], `false` when they are to be kept in the model.
+    fn begin(&mut self, dialect: &'static dyn Dialect) -> bool;
+
+    /// The next message of the conversation begun last.
+    fn message(&mut self, m: Message);
+}
+
+/// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
+/// instead of keeping them (for the conversations whose dialect [`Walk::begin`] takes).
+pub(crate) fn read_with(
+    name: &str,
+    bytes: &[u8],
+    options: &ReadOptions,
+    walk: Option<&mut dyn Walk>,
+) -> ReadDoc {
     let task = TaskFile::of(name).filter(|_| options.dialect.is_none() && options.at.is_none());
     if task == Some(TaskFile::UiMessages) {
         return ReadDoc {
@@ -163,7 +185,7 @@ pub fn read(name: &str, bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     };
     let format = options.format.unwrap_or_else(|| guess_format(name, bytes));
     let mut doc = match format {
-        Format::Json => read_json(bytes, options),
+        Format::Json => read_json(bytes, options, walk),
         Format::Lines => lines::read_lines(bytes, options),
     };
     if let Some(task) = task {
@@ -196,7 +218,7 @@ fn problem_at(src: &[u8], offset: usize, message: String) -> Problem {
     }
 }
 
-fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
+fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk>) -> ReadDoc {
     let mut doc = ReadDoc::default();
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         doc.problems
@@ -207,7 +229,13 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
         doc.problems.push(p);
         return doc;
     }
-    let tree = match parse(bytes) {
+    // Room for every node at once: a buffer grown by doubling holds its old and its new copy
+    // at each step, the last one as large as the tree.
+    let mut room = Vec::new();
+    // When the address space is short, the buffer grows as it goes.
+    let _ = room.try_reserve_exact(node_bound(bytes));
+    let mut nodes = NodeBuf(room);
+    let tree = match parse_into(bytes, &mut nodes) {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
@@ -238,10 +266,23 @@ fn read_json(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
     };
     for f in found {
         let cx = ReadCx::new(0, 1, &cursor);
-        let conv = read_found(&tree, &f, &cx, options, doc.conversations.len());
+        let index = doc.conversations.len();
+        let walk = walk.as_mut().map(|w| &mut **w as &mut dyn Walk);
+        let conv = read_found_with(&tree, &f, &cx, options, index, walk);
         doc.conversations.push(conv);
     }
     doc
+}
+
+/// At least the number of nodes a parse of `bytes` builds: every value but the root follows a
+/// `,`, a `:` or a `[` (the same bytes inside strings only make the bound looser). Reserved and
+/// never written, the rest of the room costs address space, not memory.
+fn node_bound(bytes: &[u8]) -> usize {
+    let separators = bytes
+        .iter()
+        .map(|&b| usize::from(matches!(b, b',' | b':' | b'[')))
+        .sum::<usize>();
+    separators + 1
 }
 
 /// The first line of a JSON document longer than `limit` bytes (0: no limit), as a problem:
@@ -323,28 +364,40 @@ pub(crate) fn read_found(
     options: &ReadOptions,
     index: usize,
 ) -> Conversation {
-    let nodes: Vec<(NodeId, String)> = match f.array {
-        Some(a) => {
-            let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
-            tree.children(a)
-                .enumerate()
-                .map(|(i, n)| (n, crate::model::indexed(&list, i)))
-                .collect()
-        }
-        None => f
-            .messages
-            .iter()
-            .map(|(n, p)| (*n, format!("{}{p}", cx.pointer)))
-            .collect(),
+    read_found_with(tree, f, cx, options, index, None)
+}
+
+/// [`read_found`], giving the messages to `walk` instead of keeping them when it takes the
+/// conversation's dialect. Each message's pointer is made when the message is read, not all
+/// of them beforehand.
+fn read_found_with(
+    tree: &Tree<'_>,
+    f: &Found,
+    cx: &ReadCx<'_>,
+    options: &ReadOptions,
+    index: usize,
+    walk: Option<&mut dyn Walk>,
+) -> Conversation {
+    let nodes: Vec<NodeId> = match f.array {
+        Some(a) => tree.children(a).collect(),
+        None => f.messages.iter().map(|(n, _)| *n).collect(),
     };
-    let just_nodes: Vec<NodeId> = nodes.iter().map(|(n, _)| *n).collect();
-    let (dialect, why) = detect(tree, &just_nodes, options);
+    let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
+    let pointer = |i: usize| match f.array {
+        Some(_) => crate::model::indexed(&list, i),
+        None => format!("{}{}", cx.pointer, f.messages[i].1),
+    };
+    let (dialect, why) = detect(tree, &nodes, options);
+    let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
     let mut builder = Builder::default();
+    if walk.is_none() {
+        builder.messages.reserve_exact(nodes.len());
+    }
     let mut foreign = Vec::new();
     let mut unread = Vec::new();
-    for (n, pointer) in nodes {
+    for (i, &n) in nodes.iter().enumerate() {
         let mcx = ReadCx {
-            pointer,
+            pointer: pointer(i),
             base: cx.base,
             line: cx.line,
             cursor: cx.cursor,
@@ -355,7 +408,10 @@ pub(crate) fn read_found(
             unread.push(u);
         }
         if let Some(m) = dialect.read(tree, n, &mcx) {
-            builder.push(m);
+            match walk.as_deref_mut() {
+                Some(w) => w.message(m),
+                None => builder.push(m),
+            }
         }
     }
     let shown = shown_dialect(dialect, &why, &unread);
@@ -487,5 +543,32 @@ impl Numbering {
     /// How many messages were numbered.
     pub fn count(&self) -> usize {
         self.next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::node_bound;
+
+    #[test]
+    fn the_node_bound_is_never_below_the_nodes_a_parse_builds() {
+        let docs: [&[u8]; 8] = [
+            b"1",
+            b"[]",
+            b"[[[[]]]]",
+            b"[1,2,[3,[4,{}]],{\"a\":[]}]",
+            b"{\"a\":{\"b\":{\"c\":[null,true,\"x\"]}}}",
+            b"\xEF\xBB\xBF [ {\"k\" : \"v\" } , 0 ]",
+            br#"{"messages":[{"role":"user","content":"a, b: [c]"},{"role":"tool","content":""}]}"#,
+            br#"[{"s":"\"\\,"},[[],[{}]],-1.5e3]"#,
+        ];
+        for doc in docs {
+            let tree = crate::json::parse(doc).unwrap();
+            assert!(
+                node_bound(doc) >= tree.nodes.len(),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
     }
 }

@@ -1,0 +1,243 @@
+//! Linting a JSON document without keeping the model of its messages: each message is given
+//! to the pairing walk as soon as it is read from the tree, then dropped. What stays is the
+//! source, the tree and what the walk remembers (open and answered call ids, defects), not a
+//! model of every message beside the tree.
+//!
+//! A conversation whose dialect judges the whole conversation ([`Dialect::streams`] is
+//! `false`: Cline, OpenCode, SWE-agent) keeps its messages and is walked after reading, as
+//! [`crate::lint::analyse`] does. Either way the findings are those of a whole-document lint.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::{self, Defect, WalkOptions, Walker};
+use crate::dialect::Dialect;
+use crate::finding::Finding;
+use crate::lint::{
+    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation, sent,
+    tree_finding, unread_finding,
+};
+use crate::model::{Container, Message};
+use crate::read::{Format, Numbering, ReadOptions, Walk, guess_format, read_with};
+use crate::rules::Rule;
+use crate::target;
+
+/// What linting a JSON document found: what [`crate::Analysed`] gives for it, without the
+/// messages (see [`lint_document`]).
+#[derive(Debug, Default)]
+pub struct DocumentLint {
+    /// Every finding, in reading order.
+    pub findings: Vec<Finding>,
+    /// The conversations found, in order.
+    pub conversations: Vec<ReadConversation>,
+    /// Remarks for `detect` (e.g. nothing found).
+    pub notes: Vec<String>,
+    /// Tool calls checked (server-side ones, whose results are inline, included).
+    pub calls_checked: usize,
+    /// Calls and dangling calls per tool name.
+    pub stats: BTreeMap<String, ToolStats>,
+    /// Nothing was found and nothing looks like a log, or the file holds no conversation (a
+    /// directory walk skips it).
+    pub skippable: bool,
+}
+
+/// One conversation of a linted document: where it is, its dialect and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadConversation {
+    /// Index of the conversation within its document.
+    pub index: usize,
+    /// JSON Pointer of its message list.
+    pub pointer: String,
+    /// The dialect it was read as.
+    pub dialect: &'static str,
+    /// How many messages it holds.
+    pub messages: usize,
+    /// Why that dialect, and where the conversation was found.
+    pub detection: String,
+}
+
+/// Lint `bytes`, named `name`, as one JSON document without keeping a model of its messages:
+/// the same findings, counts and detections as [`crate::analyse`], in less memory. `None`
+/// when the document is not read as one JSON value (JSON Lines), or when an option needs
+/// every message of a conversation at once (`tail`, `deerflow`): analyse it whole then.
+pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<DocumentLint> {
+    if options.tail.is_some() || options.deerflow {
+        return None;
+    }
+    let format = options
+        .read
+        .format
+        .unwrap_or_else(|| guess_format(name, bytes));
+    if format != Format::Json {
+        return None;
+    }
+    let read = ReadOptions {
+        format: Some(format),
+        ..options.read.clone()
+    };
+    let mut walk = DocWalk {
+        options,
+        walks: Vec::new(),
+        stats: BTreeMap::new(),
+    };
+    let doc = read_with(name, bytes, &read, Some(&mut walk));
+    let mut out = DocumentLint {
+        skippable: doc.skippable(),
+        notes: doc.notes.clone(),
+        ..DocumentLint::default()
+    };
+    out.findings = doc
+        .problems
+        .iter()
+        .map(|p| {
+            let mut f = Finding::new(Rule::InvalidJson, name, p.message.clone());
+            f.line = p.line;
+            f.column = p.column;
+            f
+        })
+        .collect();
+    out.findings.extend(
+        doc.tree
+            .iter()
+            .map(|(conv, f)| tree_finding(name, *conv, f)),
+    );
+    if doc.unrecognized() {
+        out.findings.push(no_conversation(name, doc.log_like));
+    }
+    let mut stats = walk.stats;
+    for (conv, walked) in doc.conversations.iter().zip(walk.walks) {
+        let d = dialect_of(conv);
+        let judge = target::judge(d, options.target);
+        let (defects, info, messages) = match walked {
+            Some(w) => {
+                out.calls_checked += w.walker.calls_checked();
+                let info = ConvInfo {
+                    index: conv.index,
+                    last_turn: w.last_turn.unwrap_or(0),
+                    // `repairable` looks at the whole conversation only in dialects that do
+                    // not stream, whose messages are kept.
+                    read_only: conv.container == Container::Scattered
+                        || !conv.foreign.is_empty()
+                        || !conv.unread.is_empty()
+                        || !d.repairs(),
+                };
+                (sent(d, w.walker.finish()), info, w.numbering.count())
+            }
+            None => {
+                let walk = WalkOptions {
+                    tail: false,
+                    unique_ids: judge.unique_ids,
+                };
+                let (defects, n) = analysis::walk(&conv.messages, judge.window, walk);
+                out.calls_checked += n;
+                let mut defects = sent(d, defects);
+                defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
+                conv.messages
+                    .iter()
+                    .for_each(|m| count_calls(&mut stats, m));
+                (defects, ConvInfo::of(conv), conv.messages.len())
+            }
+        };
+        // Tool keys the dialect does not read: what the walk says is not to be trusted.
+        let defects: Vec<Defect> = if conv.unread.is_empty() {
+            defects
+        } else {
+            Vec::new()
+        };
+        for defect in &defects {
+            if let Defect::Dangling { call, .. } = defect {
+                stats
+                    .entry(tool_key(call.call.name.as_deref()))
+                    .or_default()
+                    .dangling += 1;
+            }
+        }
+        out.findings.extend(
+            conv.foreign
+                .iter()
+                .map(|f| foreign_finding(name, conv.index, f, conv.dialect)),
+        );
+        out.findings
+            .extend(unread_finding(name, conv.index, &conv.unread, conv.dialect));
+        out.findings.extend(
+            defects
+                .iter()
+                .map(|defect| describe(name, &info, d, &judge, defect)),
+        );
+        out.conversations.push(ReadConversation {
+            index: conv.index,
+            pointer: conv.pointer.clone(),
+            dialect: conv.dialect,
+            messages,
+            detection: conv.detection.clone(),
+        });
+    }
+    out.findings.sort_by_key(|f| (f.line, f.column, f.rule));
+    out.stats = stats;
+    Some(out)
+}
+
+/// The walks of a document's conversations, fed while they are read.
+struct DocWalk<'o> {
+    options: &'o LintOptions,
+    /// One entry per conversation read, in order: its walk, or `None` when its messages
+    /// were kept in the model.
+    walks: Vec<Option<ConvWalk>>,
+    /// Calls per tool name, counted as the messages go by.
+    stats: BTreeMap<String, ToolStats>,
+}
+
+/// The walk of one conversation.
+struct ConvWalk {
+    walker: Walker,
+    numbering: Numbering,
+    /// Index of the last message that does not continue an earlier one.
+    last_turn: Option<usize>,
+}
+
+impl Walk for DocWalk<'_> {
+    /// Messages of a dialect that judges the whole conversation are kept.
+    fn begin(&mut self, dialect: &'static dyn Dialect) -> bool {
+        let walk = dialect.streams().then(|| {
+            let judge = target::judge(dialect, self.options.target);
+            ConvWalk {
+                walker: Walker::new(
+                    judge.window,
+                    WalkOptions {
+                        tail: false,
+                        unique_ids: judge.unique_ids,
+                    },
+                ),
+                numbering: Numbering::default(),
+                last_turn: None,
+            }
+        });
+        let taken = walk.is_some();
+        self.walks.push(walk);
+        taken
+    }
+
+    /// Numbered, walked and dropped.
+    fn message(&mut self, mut m: Message) {
+        if let Some(Some(w)) = self.walks.last_mut() {
+            w.numbering.number(&mut m);
+            if !m.continuation {
+                w.last_turn = Some(m.index);
+            }
+            count_calls(&mut self.stats, &m);
+            w.walker.push(&m);
+        }
+    }
+}
+
+fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) {
+    for c in &m.calls {
+        stats.entry(tool_key(c.name.as_deref())).or_default().calls += 1;
+    }
+}
+
+/// The name a tool's calls are counted under (as [`crate::Analysed::tool_stats`] does).
+fn tool_key(name: Option<&str>) -> String {
+    name.filter(|n| !n.is_empty())
+        .unwrap_or("(no name)")
+        .to_string()
+}
