@@ -479,7 +479,12 @@ impl Walker {
                 self.seen.close(id, closed);
                 continue;
             }
-            self.open.entry(id.to_string()).or_default().push_back(at);
+            // Room for one call: an id is nearly always called once, and a call left open
+            // (dangling) stays here until the end of the conversation.
+            self.open
+                .entry(id.to_string())
+                .or_insert_with(|| VecDeque::with_capacity(1))
+                .push_back(at);
         }
         let model_message = msg.role == Role::Assistant || !msg.calls.is_empty();
         if model_message && !msg.continuation {
