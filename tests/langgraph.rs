@@ -510,6 +510,28 @@ fn directory_walks_take_databases_only_by_their_header() {
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
 
+#[test]
+fn a_walk_reads_files_named_like_logs_as_logs_without_sniffing_them() {
+    let (dir, db) = copy("threads.sqlite3");
+    let disguised = dir.path().join("state.json");
+    std::fs::rename(&db, &disguised).unwrap();
+    // Named on the command line, its header makes it a database whatever its name.
+    let named = findings(&disguised);
+    assert!(!named.is_empty());
+    assert!(named.iter().all(|f| f["code"] != "TM007"), "{named:?}");
+    // A walk goes by names: a `.json` file is read as a log, and the error says what it is.
+    let out = toolmend(&["lint", "--format", "json"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let walked: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(walked.len(), 1, "{walked:?}");
+    assert_eq!(walked[0]["code"], "TM007");
+    let message = walked[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("an SQLite database named like a log"),
+        "{message}"
+    );
+}
+
 /// The virtual environment's Python, if `.ci/langgraph.sh` made it.
 fn langgraph_python() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/venvs/langgraph/bin/python");

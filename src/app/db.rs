@@ -11,9 +11,19 @@ use toolmend::RepairOptions;
 use toolmend::escape_control as esc;
 use toolmend::store::{self, Content, pipeline};
 
-/// Whether an input is a database: an SQLite header (any extension) or a `postgres://` URL.
+/// Whether an input is a database: a `postgres://` URL, or an SQLite header. A file named on
+/// the command line is sniffed whatever its extension; a directory walk has already sniffed
+/// the files it took by a database extension, and took the others as logs by theirs (so the
+/// thousands of files of a walk are not each opened once more).
 pub fn is_database(input: &toolmend::io::inputs::Input) -> bool {
-    postgres_url(input).is_some() || input.path.as_deref().is_some_and(store::sqlite::is_sqlite)
+    postgres_url(input).is_some()
+        || input.path.as_deref().is_some_and(|p| {
+            if input.walked {
+                toolmend::io::inputs::named_like_database(p)
+            } else {
+                store::sqlite::is_sqlite(p)
+            }
+        })
 }
 
 /// The `postgres://` URL an input names, if it names one.

@@ -148,7 +148,13 @@ fn has_extension(p: &Path, extensions: &[&str]) -> bool {
 
 /// A regular file named like a database whose header says SQLite.
 fn wanted_database(p: &Path) -> bool {
-    has_extension(p, DATABASE_EXTENSIONS) && crate::store::sqlite::is_sqlite(p)
+    named_like_database(p) && crate::store::sqlite::is_sqlite(p)
+}
+
+/// Whether `p` has a database extension ([`DATABASE_EXTENSIONS`]). A file a directory walk
+/// took with one has an SQLite header.
+pub fn named_like_database(p: &Path) -> bool {
+    has_extension(p, DATABASE_EXTENSIONS)
 }
 
 /// Depth-first, in sorted order, without recursion (so no depth limit but the file system's).

@@ -8,6 +8,10 @@ use crate::json::{ErrorKind, NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
 use crate::model::{Container, Conversation, Message, Role};
 
+/// The 16 bytes every SQLite 3 database file starts with (here, below the stores, so that an
+/// SQLite file read as a log can be named as one).
+pub(crate) const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
 /// The two document formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -241,6 +245,10 @@ fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk
             // Several values one after another: most likely JSON Lines under another name.
             let hint = if e.kind == ErrorKind::TrailingCharacters {
                 " (several JSON values: if this is JSON Lines, say so with --input-format jsonl)"
+            } else if bytes.starts_with(SQLITE_HEADER) {
+                // A directory walk reads files named like logs as logs, unsniffed.
+                " (an SQLite database named like a log: name it *.db, *.sqlite or *.sqlite3, or \
+                 give it on the command line)"
             } else {
                 ""
             };

@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags};
 
 /// The 16 bytes every SQLite 3 database file starts with.
-pub const HEADER: &[u8; 16] = b"SQLite format 3\0";
+pub const HEADER: &[u8; 16] = crate::read::SQLITE_HEADER;
 
 /// Whether the file at `path` starts with the SQLite header (any extension). Only regular
 /// files are looked at: sniffing a pipe would eat the bytes the log reader needs. A file that
