@@ -9,16 +9,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::{self, Defect, WalkOptions, Walker};
+use crate::analysis::{Defect, WalkOptions, Walker};
 use crate::dialect::Dialect;
 use crate::finding::Finding;
 use crate::lint::{
-    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation, sent,
-    tree_finding, unread_finding,
+    ConvInfo, LintOptions, ToolStats, conversation_defects, conversation_findings, count_calls,
+    count_dangling, dialect_of, document_findings, sent,
 };
 use crate::model::{Container, Message};
 use crate::read::{Format, Numbering, ReadOptions, Walk, guess_format, read_with};
-use crate::rules::Rule;
 use crate::target;
 
 /// What linting a JSON document found: what [`crate::Analysed`] gives for it, without the
@@ -85,28 +84,10 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
         notes: doc.notes.clone(),
         ..DocumentLint::default()
     };
-    out.findings = doc
-        .problems
-        .iter()
-        .map(|p| {
-            let mut f = Finding::new(Rule::InvalidJson, name, p.message.clone());
-            f.line = p.line;
-            f.column = p.column;
-            f
-        })
-        .collect();
-    out.findings.extend(
-        doc.tree
-            .iter()
-            .map(|(conv, f)| tree_finding(name, *conv, f)),
-    );
-    if doc.unrecognized() {
-        out.findings.push(no_conversation(name, doc.log_like));
-    }
+    out.findings = document_findings(name, &doc);
     let mut stats = walk.stats;
     for (conv, walked) in doc.conversations.iter().zip(walk.walks) {
         let d = dialect_of(conv);
-        let judge = target::judge(d, options.target);
         let (defects, info, messages) = match walked {
             Some(w) => {
                 out.calls_checked += w.walker.calls_checked();
@@ -123,17 +104,12 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
                 (sent(d, w.walker.finish()), info, w.numbering.count())
             }
             None => {
-                let walk = WalkOptions {
-                    tail: false,
-                    unique_ids: judge.unique_ids,
-                };
-                let (defects, n) = analysis::walk(&conv.messages, judge.window, walk);
+                // (`tail` and `deerflow` are not set here: see above.)
+                let (defects, n) = conversation_defects(bytes, conv, options);
                 out.calls_checked += n;
-                let mut defects = sent(d, defects);
-                defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
-                conv.messages
-                    .iter()
-                    .for_each(|m| count_calls(&mut stats, m));
+                for m in &conv.messages {
+                    count_calls(&mut stats, m);
+                }
                 (defects, ConvInfo::of(conv), conv.messages.len())
             }
         };
@@ -144,25 +120,15 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
             Vec::new()
         };
         for defect in &defects {
-            if let Defect::Dangling { call, .. } = defect {
-                stats
-                    .entry(tool_key(call.call.name.as_deref()))
-                    .or_default()
-                    .dangling += 1;
-            }
+            count_dangling(&mut stats, defect);
         }
-        out.findings.extend(
-            conv.foreign
-                .iter()
-                .map(|f| foreign_finding(name, conv.index, f, conv.dialect)),
-        );
-        out.findings
-            .extend(unread_finding(name, conv.index, &conv.unread, conv.dialect));
-        out.findings.extend(
-            defects
-                .iter()
-                .map(|defect| describe(name, &info, d, &judge, defect)),
-        );
+        out.findings.extend(conversation_findings(
+            name,
+            conv,
+            &info,
+            &defects,
+            options.target,
+        ));
         out.conversations.push(ReadConversation {
             index: conv.index,
             pointer: conv.pointer.clone(),
@@ -227,17 +193,4 @@ impl Walk for DocWalk<'_> {
             w.walker.push(&m);
         }
     }
-}
-
-fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) {
-    for c in &m.calls {
-        stats.entry(tool_key(c.name.as_deref())).or_default().calls += 1;
-    }
-}
-
-/// The name a tool's calls are counted under (as [`crate::Analysed::tool_stats`] does).
-fn tool_key(name: Option<&str>) -> String {
-    name.filter(|n| !n.is_empty())
-        .unwrap_or("(no name)")
-        .to_string()
 }

@@ -7,7 +7,7 @@ use crate::analysis::{self, CallAt, DanglingCause, Defect, ResultAt, WalkOptions
 use crate::dialect::{self, Dialect, TreeFinding, TreeFix};
 use crate::finding::{Finding, Fix};
 use crate::fix::fix_for;
-use crate::model::{Conversation, Foreign, Pos, Unread};
+use crate::model::{Call, Conversation, Foreign, Message, Pos, Unread};
 use crate::read::{self, ReadDoc, ReadOptions};
 use crate::rules::{Applicability, Rule, Severity};
 use crate::target::{self, Judge, Provider};
@@ -71,23 +71,7 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
         .conversations
         .iter()
         .map(|conv| {
-            let start = options
-                .tail
-                .map_or(0, |n| conv.messages.len().saturating_sub(n));
-            let messages = &conv.messages[start..];
-            let d = dialect_of(conv);
-            let (mut defects, n) = if options.deerflow {
-                analysis::walk_deerflow(messages)
-            } else {
-                let judge = target::judge(d, options.target);
-                let walk = WalkOptions {
-                    tail: options.tail.is_some(),
-                    unique_ids: judge.unique_ids,
-                };
-                let (defects, n) = analysis::walk(messages, judge.window, walk);
-                (sent(dialect_of(conv), defects), n)
-            };
-            defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
+            let (defects, n) = conversation_defects(bytes, conv, options);
             calls_checked += n;
             // Tool keys the dialect does not read: what the walk says is not to be trusted.
             if conv.unread.is_empty() {
@@ -103,6 +87,34 @@ pub fn analyse(name: &str, bytes: &[u8], options: &LintOptions) -> Analysed {
         calls_checked,
         options: options.clone(),
     }
+}
+
+/// The defects of one conversation of `bytes` whose messages are all held (the last
+/// `options.tail` of them, when given) that its app sends as they are, and the number of calls
+/// checked. Tool keys left unread are not looked at here.
+pub(crate) fn conversation_defects(
+    bytes: &[u8],
+    conv: &Conversation,
+    options: &LintOptions,
+) -> (Vec<Defect>, usize) {
+    let start = options
+        .tail
+        .map_or(0, |n| conv.messages.len().saturating_sub(n));
+    let messages = &conv.messages[start..];
+    let d = dialect_of(conv);
+    let (mut defects, n) = if options.deerflow {
+        analysis::walk_deerflow(messages)
+    } else {
+        let judge = target::judge(d, options.target);
+        let walk = WalkOptions {
+            tail: options.tail.is_some(),
+            unique_ids: judge.unique_ids,
+        };
+        let (defects, n) = analysis::walk(messages, judge.window, walk);
+        (sent(d, defects), n)
+    };
+    defects.retain(|defect| !d.settled_by_app(bytes, conv, defect));
+    (defects, n)
 }
 
 /// The defects the owning app of dialect `d` sends to the provider as they are (see
@@ -122,21 +134,37 @@ pub fn tool_stats(a: &Analysed) -> BTreeMap<String, ToolStats> {
     let mut stats: BTreeMap<String, ToolStats> = BTreeMap::new();
     for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
         for (_, call) in conv.calls() {
-            stats
-                .entry(tool_key(call.name.as_deref()))
-                .or_default()
-                .calls += 1;
+            count_call(&mut stats, call);
         }
         for d in defects {
-            if let Defect::Dangling { call, .. } = d {
-                stats
-                    .entry(tool_key(call.call.name.as_deref()))
-                    .or_default()
-                    .dangling += 1;
-            }
+            count_dangling(&mut stats, d);
         }
     }
     stats
+}
+
+/// Count the calls of `m` under their tools' names.
+pub(crate) fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) {
+    for call in &m.calls {
+        count_call(stats, call);
+    }
+}
+
+fn count_call(stats: &mut BTreeMap<String, ToolStats>, call: &Call) {
+    stats
+        .entry(tool_key(call.name.as_deref()))
+        .or_default()
+        .calls += 1;
+}
+
+/// Count `defect` under its tool's name when it is a dangling call.
+pub(crate) fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, defect: &Defect) {
+    if let Defect::Dangling { call, .. } = defect {
+        stats
+            .entry(tool_key(call.call.name.as_deref()))
+            .or_default()
+            .dangling += 1;
+    }
 }
 
 fn tool_key(name: Option<&str>) -> String {
@@ -147,8 +175,24 @@ fn tool_key(name: Option<&str>) -> String {
 
 /// Every finding of an analysed document, in reading order.
 pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
-    let mut out: Vec<Finding> = a
-        .doc
+    let mut out = document_findings(path, &a.doc);
+    for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
+        out.extend(conversation_findings(
+            path,
+            conv,
+            &ConvInfo::of(conv),
+            defects,
+            a.options.target,
+        ));
+    }
+    out.sort_by_key(|f| (f.line, f.column, f.rule));
+    out
+}
+
+/// The findings of a document as a whole: lines or values that are not JSON, problems of its
+/// tree, and no conversation found.
+pub(crate) fn document_findings(path: &str, doc: &ReadDoc) -> Vec<Finding> {
+    let mut out: Vec<Finding> = doc
         .problems
         .iter()
         .map(|p| {
@@ -159,31 +203,38 @@ pub fn findings(path: &str, a: &Analysed) -> Vec<Finding> {
         })
         .collect();
     out.extend(
-        a.doc
-            .tree
+        doc.tree
             .iter()
             .map(|(conv, f)| tree_finding(path, *conv, f)),
     );
-    if a.doc.unrecognized() {
-        out.push(no_conversation(path, a.doc.log_like));
+    if doc.unrecognized() {
+        out.push(no_conversation(path, doc.log_like));
     }
-    for (conv, defects) in a.doc.conversations.iter().zip(&a.defects) {
-        let d = dialect_of(conv);
-        let judge = target::judge(d, a.options.target);
-        let info = ConvInfo::of(conv);
-        out.extend(
-            conv.foreign
-                .iter()
-                .map(|f| foreign_finding(path, conv.index, f, conv.dialect)),
-        );
-        out.extend(unread_finding(path, conv.index, &conv.unread, conv.dialect));
-        out.extend(
-            defects
-                .iter()
-                .map(|defect| describe(path, &info, d, &judge, defect)),
-        );
-    }
-    out.sort_by_key(|f| (f.line, f.column, f.rule));
+    out
+}
+
+/// The findings of one conversation: messages of another dialect, tool keys left unread, and
+/// its `defects`.
+pub(crate) fn conversation_findings(
+    path: &str,
+    conv: &Conversation,
+    info: &ConvInfo,
+    defects: &[Defect],
+    target: Option<Provider>,
+) -> Vec<Finding> {
+    let d = dialect_of(conv);
+    let judge = target::judge(d, target);
+    let mut out: Vec<Finding> = conv
+        .foreign
+        .iter()
+        .map(|f| foreign_finding(path, conv.index, f, conv.dialect))
+        .collect();
+    out.extend(unread_finding(path, conv.index, &conv.unread, conv.dialect));
+    out.extend(
+        defects
+            .iter()
+            .map(|defect| describe(path, info, d, &judge, defect)),
+    );
     out
 }
 

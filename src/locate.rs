@@ -17,8 +17,10 @@ pub struct Found {
     pub how: String,
 }
 
-/// Keys under which an object keeps its message list, tried in order.
-const LIST_KEYS: [&str; 9] = [
+/// The keys `envelope` looks for, in the order tried: first the [`LISTS`] keys under which an
+/// object keeps its message list, then the keys of wrapper objects whose inside is searched
+/// again (LangGraph thread exports, batch request lines).
+const ENVELOPE_KEYS: [&str; 15] = [
     "messages",
     "input",
     "contents",
@@ -28,11 +30,16 @@ const LIST_KEYS: [&str; 9] = [
     "traj",
     "trajectory",
     "items",
+    "values",
+    "body",
+    "params",
+    "request",
+    "state",
+    "data",
 ];
 
-/// Keys of wrapper objects whose inside is searched again (LangGraph thread exports, batch
-/// request lines).
-const WRAPPER_KEYS: [&str; 6] = ["values", "body", "params", "request", "state", "data"];
+/// How many of [`ENVELOPE_KEYS`] name message lists (the rest name wrappers).
+const LISTS: usize = 9;
 
 /// The first member of the object `node` named each of `keys`, found in one pass over its
 /// members (all `None` when `node` is not an object). Equivalent to calling
@@ -150,57 +157,10 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
         return None;
     }
     // Both kinds of key in one pass over the members: lists first, then wrappers.
-    let [
-        messages,
-        input,
-        contents,
-        history,
-        chat_history,
-        conversation,
-        traj,
-        trajectory,
-        items,
-        values,
-        body,
-        params,
-        request,
-        state,
-        data,
-    ] = members_named(
-        tree,
-        node,
-        &[
-            LIST_KEYS[0],
-            LIST_KEYS[1],
-            LIST_KEYS[2],
-            LIST_KEYS[3],
-            LIST_KEYS[4],
-            LIST_KEYS[5],
-            LIST_KEYS[6],
-            LIST_KEYS[7],
-            LIST_KEYS[8],
-            WRAPPER_KEYS[0],
-            WRAPPER_KEYS[1],
-            WRAPPER_KEYS[2],
-            WRAPPER_KEYS[3],
-            WRAPPER_KEYS[4],
-            WRAPPER_KEYS[5],
-        ],
-    );
-    let lists = [
-        messages,
-        input,
-        contents,
-        history,
-        chat_history,
-        conversation,
-        traj,
-        trajectory,
-        items,
-    ];
-    let wrappers = [values, body, params, request, state, data];
-    for (key, list) in LIST_KEYS.iter().zip(lists) {
-        if let Some(list) = list
+    let found = members_named(tree, node, &ENVELOPE_KEYS);
+    let (keys, nodes) = (ENVELOPE_KEYS.split_at(LISTS), found.split_at(LISTS));
+    for (key, list) in keys.0.iter().zip(nodes.0) {
+        if let Some(list) = *list
             && is_message_list(tree, list)
         {
             return Some(Found {
@@ -211,8 +171,8 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
             });
         }
     }
-    for (key, inner) in WRAPPER_KEYS.iter().zip(wrappers) {
-        if let Some(inner) = inner
+    for (key, inner) in keys.1.iter().zip(nodes.1) {
+        if let Some(inner) = *inner
             && let Some(mut found) = envelope(tree, inner, &format!("{pointer}/{key}"), depth + 1)
         {
             found.how = format!("{} inside `{key}`", found.how);

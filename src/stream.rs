@@ -13,8 +13,8 @@ use crate::dialect::{ChainReader, ClaudeCode, Dialect, Held};
 use crate::finding::Finding;
 use crate::json::NodeBuf;
 use crate::lint::{
-    ConvInfo, LintOptions, ToolStats, describe, dialect_of, foreign_finding, no_conversation, sent,
-    tree_finding, unread_finding,
+    ConvInfo, LintOptions, ToolStats, count_calls, count_dangling, describe, dialect_of,
+    foreign_finding, no_conversation, sent, tree_finding, unread_finding,
 };
 use crate::model::{Conversation, Foreign, Message, Unread};
 use crate::read::{
@@ -407,29 +407,6 @@ pub(crate) fn conversation_offset(conv: &Conversation) -> Option<usize> {
     match &conv.container {
         crate::model::Container::Array { span } => Some(span.start),
         _ => conv.messages.first().map(|m| m.span.start),
-    }
-}
-
-fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) {
-    for c in &m.calls {
-        let name = c
-            .name
-            .clone()
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| "(no name)".into());
-        stats.entry(name).or_default().calls += 1;
-    }
-}
-
-fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, d: &analysis::Defect) {
-    if let analysis::Defect::Dangling { call, .. } = d {
-        let name = call
-            .call
-            .name
-            .clone()
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| "(no name)".into());
-        stats.entry(name).or_default().dangling += 1;
     }
 }
 

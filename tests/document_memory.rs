@@ -1,7 +1,7 @@
 //! `lint_document` walks a JSON document's messages as they are read instead of keeping a model
 //! of them: its findings, counts and detections must be exactly those of the whole analysis.
 
-use std::path::{Path, PathBuf};
+pub mod common;
 
 use toolmend::{DocumentLint, Options, Provider, ReadConversation};
 
@@ -43,27 +43,9 @@ fn same(name: &str, bytes: &[u8], options: &Options) -> DocumentLint {
     walked
 }
 
-fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            documents(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json" || x == "traj") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_fixture_and_corpus_document_lints_as_the_whole_analysis_does() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    documents(&root.join("fixtures"), &mut files);
-    documents(&root.join("../shared/corpus"), &mut files);
-    files.sort();
+    let files = common::files::all_with_extensions(&["json", "traj"]);
     assert!(files.len() > 50, "fixtures not found");
     let targets = [None, Some(Provider::OpenAi), Some(Provider::Anthropic)];
     let mut with_findings = 0;

@@ -100,7 +100,6 @@ impl<'o> LinesReader<'o> {
         last: bool,
         sink: &mut dyn LineSink,
     ) {
-        let mut buf = std::mem::take(&mut self.buf);
         let line = Line {
             number,
             start,
@@ -108,8 +107,7 @@ impl<'o> LinesReader<'o> {
             too_long,
             last,
         };
-        let prepared = prepare(self.options, self.known(), &line, &mut buf);
-        self.buf = self.take(prepared, sink).unwrap_or(buf);
+        self.read(&line, sink, None);
     }
 
     /// [`LinesReader::line`], also handing the parsed line to `chain` (the Claude Code links
@@ -125,7 +123,6 @@ impl<'o> LinesReader<'o> {
         sink: &mut dyn LineSink,
         chain: &mut dialect::ChainReader,
     ) {
-        let mut buf = std::mem::take(&mut self.buf);
         let line = Line {
             number,
             start,
@@ -133,8 +130,21 @@ impl<'o> LinesReader<'o> {
             too_long,
             last,
         };
-        let prepared = prepare(self.options, self.known(), &line, &mut buf);
-        prepared.link(chain);
+        self.read(&line, sink, Some(chain));
+    }
+
+    /// Prepare `line` (handing its parse to `chain`, if any) and take it.
+    fn read(
+        &mut self,
+        line: &Line<'_>,
+        sink: &mut dyn LineSink,
+        chain: Option<&mut dialect::ChainReader>,
+    ) {
+        let mut buf = std::mem::take(&mut self.buf);
+        let prepared = prepare(self.options, self.known(), line, &mut buf);
+        if let Some(chain) = chain {
+            prepared.link(chain);
+        }
         self.buf = self.take(prepared, sink).unwrap_or(buf);
     }
 

@@ -33,23 +33,32 @@ pub fn corpus(dir: &str) -> Vec<PathBuf> {
 
 /// Every `.jsonl` file under `fixtures/` and the shared corpus (when it is there), sorted.
 pub fn all_jsonl() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    all_with_extensions(&["jsonl"])
+}
+
+/// Every file with one of `extensions` under `fixtures/` and the shared corpus (when it is
+/// there), sorted.
+pub fn all_with_extensions(extensions: &[&str]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                walk(&p, extensions, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| extensions.iter().any(|e| x == *e))
+            {
                 out.push(p);
             }
         }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    walk(&root.join("fixtures"), &mut files);
-    walk(&root.join("../shared/corpus"), &mut files);
+    walk(&root.join("fixtures"), extensions, &mut files);
+    walk(&root.join("../shared/corpus"), extensions, &mut files);
     files.sort();
     files
 }
