@@ -188,6 +188,9 @@ pub struct ChainReader {
     ids: Vec<Sym>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
+    /// Where the first line whose message is one `tool_result` block starts (what a
+    /// placeholder mirrors when its conversation has no result message of its own).
+    first_result: Option<usize>,
 }
 
 /// Hash of a line's bytes, to tell identical lines from different ones (a fast 64-bit hash
@@ -206,6 +209,7 @@ fn column(tree: &Tree<'_>, node: NodeId) -> usize {
 static UID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"uid\""));
 static UUID_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"uuid\""));
 static PARENT_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"parentUuid\""));
+static RESULT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"tool_result"));
 
 /// Whether a line may hold a link.
 fn names_a_link(text: &[u8]) -> bool {
@@ -216,6 +220,10 @@ impl ChainReader {
     /// Read line `number`, which the caller has parsed: `text` (without its line ending or a
     /// leading byte order mark, starting at byte `start`) parsed into `tree`.
     pub fn parsed(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
+        if self.first_result.is_none() && RESULT.find(text).is_some() && super::is_result_line(tree)
+        {
+            self.first_result = Some(start);
+        }
         if names_a_link(text) {
             self.link(number, start, text, tree);
         }
@@ -353,6 +361,12 @@ impl ChainReader {
             self.links.push(link);
         }
         self.untracked |= later.untracked;
+        self.first_result = self.first_result.or(later.first_result);
+    }
+
+    /// Where the first line whose message is one `tool_result` block starts, if one was read.
+    pub fn first_result(&self) -> Option<usize> {
+        self.first_result
     }
 
     /// Walk the tree: `None` when the file has no main-chain lines with uuids, or has message
