@@ -818,7 +818,8 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
             state[i] = 1;
             trail.push(i);
             at = links[i]
-                .parent.get()
+                .parent
+                .get()
                 .filter(|&p| p != links[i].uuid)
                 .and_then(|p| ls.line_of(p));
         }
@@ -902,7 +903,11 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
             break;
         }
         let l = &links[i];
-        at = l.parent.get().or(l.logical_parent.get()).and_then(|p| ls.line_of(p));
+        at = l
+            .parent
+            .get()
+            .or(l.logical_parent.get())
+            .and_then(|p| ls.line_of(p));
     }
     seen
 }
