@@ -9,7 +9,7 @@ use std::io::{self, BufRead, Read};
 use rayon::prelude::*;
 
 use crate::analysis::{self, WalkOptions, Walker};
-use crate::dialect::{ChainReader, ClaudeCode, Dialect, Held};
+use crate::dialect::{Brief, ChainReader, ClaudeCode, Dialect, Held, TreeFix};
 use crate::finding::Finding;
 use crate::json::NodeBuf;
 use crate::lint::{
@@ -49,6 +49,10 @@ pub struct StreamReport {
     /// defects, or their dialect is not repaired as a stream): the offset of the conversation
     /// in the file (`None`: not known), and its number among the line conversations.
     pub(crate) line_fixes: Vec<(Option<usize>, usize)>,
+    /// The fixes of the Claude Code tree findings (TM012, TM014), for a streaming repair.
+    pub(crate) tree_fixes: Vec<TreeFix>,
+    /// Where the first line whose message is one `tool_result` block starts (Claude Code).
+    pub(crate) first_result: Option<usize>,
 }
 
 /// One message-per-line thread as the walk left it, for a streaming repair.
@@ -67,6 +71,8 @@ pub(crate) struct ThreadScan {
     /// Some message of the thread has a group key (so continuations depend on messages
     /// before it).
     pub grouped: bool,
+    /// Each message of a Claude Code thread, in walk order (empty for other dialects).
+    pub briefs: Vec<Brief>,
 }
 
 /// Lint a JSON Lines stream. `--tail` and `--profile deerflow` need the whole file and are not
@@ -369,6 +375,8 @@ struct ThreadWalk {
     sample: Option<(usize, usize)>,
     /// Some message had a group key.
     grouped: bool,
+    /// Each message, when the thread is a Claude Code one.
+    briefs: Option<Vec<Brief>>,
 }
 
 impl ThreadWalk {
@@ -381,6 +389,9 @@ impl ThreadWalk {
             self.sample = Some((m.index, m.span.start));
         }
         self.grouped |= m.group.is_some();
+        if let Some(briefs) = &mut self.briefs {
+            briefs.push(Brief::of(&m));
+        }
         self.walker.push(&m);
     }
 }
@@ -524,6 +535,7 @@ impl Streamer<'_> {
                     last_turn: 0,
                     sample: None,
                     grouped: false,
+                    briefs: (d.name() == ClaudeCode.name()).then(Vec::new),
                 });
                 self.threads.len() - 1
             }
@@ -543,7 +555,12 @@ impl Streamer<'_> {
             report.dialect = Some(d);
             let judge = target::judge(d, self.target);
             let count = threads.len().max(1);
+            report.first_result = chain.first_result();
             let chain = resumable(d, chain);
+            report.tree_fixes = chain
+                .iter()
+                .flat_map(|c| c.findings.iter().filter_map(|f| f.fix.clone()))
+                .collect();
             for (index, mut t) in threads.into_iter().enumerate() {
                 let mut which = match &t.key {
                     Some(k) => format!("one message per line, thread {k}"),
@@ -589,6 +606,7 @@ impl Streamer<'_> {
                         sample: t.sample,
                         key: t.key,
                         grouped: t.grouped,
+                        briefs: t.briefs.unwrap_or_default(),
                     });
                     continue;
                 }
@@ -605,6 +623,7 @@ impl Streamer<'_> {
                     sample: t.sample,
                     key: t.key,
                     grouped: t.grouped,
+                    briefs: t.briefs.unwrap_or_default(),
                 });
             }
             report.conversations += count;

@@ -240,7 +240,14 @@ fn the_command_streams_files_and_standard_input_and_in_place_with_a_backup() {
     assert!(!String::from_utf8_lossy(&o.stderr).contains("read whole"));
     // Standard input, given its format.
     let o = std::process::Command::new(BIN)
-        .args(["repair", "--input-format", "jsonl", "-"])
+        .args([
+            "repair",
+            "--duplicate-ids",
+            "re-id",
+            "--input-format",
+            "jsonl",
+            "-",
+        ])
         .stdin(std::fs::File::open(&log).unwrap())
         .output()
         .unwrap();
@@ -263,7 +270,7 @@ fn the_command_streams_files_and_standard_input_and_in_place_with_a_backup() {
 fn a_large_file_read_whole_says_so() {
     use common::bin::run;
     let dir = tempfile::tempdir().unwrap();
-    // A Claude Code session of 17 MiB: judged on its resumed chain, so repaired whole.
+    // A Claude Code session of 17 MiB: streamed, unless a policy renames across the file.
     let mut session = Vec::new();
     let mut parent = "null".to_string();
     let mut n = 0;
@@ -284,9 +291,21 @@ fn a_large_file_read_whole_says_so() {
     std::fs::write(dir.path().join("session.jsonl"), &session).unwrap();
     let o = run(dir.path(), &["repair", "--check", "session.jsonl"]);
     let text = common::bin::text(&o);
+    assert!(!text.contains("read whole"), "{text}");
+    let o = run(
+        dir.path(),
+        &[
+            "repair",
+            "--check",
+            "--duplicate-ids",
+            "re-id",
+            "session.jsonl",
+        ],
+    );
+    let text = common::bin::text(&o);
     assert!(
         text.contains(
-            "read whole, not as a stream (claude-code logs are judged on the whole file)"
+            "read whole, not as a stream (--reid renames calls across the whole conversation)"
         ),
         "{text}"
     ); // A chat log that would stream, asked for a diff.
@@ -304,7 +323,8 @@ fn a_large_file_read_whole_says_so() {
 #[test]
 fn standard_input_that_cannot_stream_is_repaired_whole_from_its_copy() {
     // Standard input is kept in a temporary file for the streaming attempt; a Claude Code
-    // session is then repaired whole from that copy (standard input cannot be read again).
+    // session whose calls are renamed is then repaired whole from that copy (standard input
+    // cannot be read again).
     let bytes = common::files::read("claude-code", "interrupted.jsonl");
     let lint = LintOptions {
         read: toolmend::ReadOptions {
@@ -313,13 +333,24 @@ fn standard_input_that_cannot_stream_is_repaired_whole_from_its_copy() {
         },
         ..LintOptions::default()
     };
-    let whole = toolmend::repair("-", &bytes, &lint, &RepairOptions::default());
+    let reid = RepairOptions {
+        reid: true,
+        ..RepairOptions::default()
+    };
+    let whole = toolmend::repair("-", &bytes, &lint, &reid);
     assert!(whole.changed);
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     std::fs::write(&input, &bytes).unwrap();
     let o = std::process::Command::new(common::bin::BIN)
-        .args(["repair", "--input-format", "jsonl", "-"])
+        .args([
+            "repair",
+            "--duplicate-ids",
+            "re-id",
+            "--input-format",
+            "jsonl",
+            "-",
+        ])
         .stdin(std::fs::File::open(&input).unwrap())
         .output()
         .unwrap();

@@ -25,6 +25,7 @@ use crate::model::{Call, Message, Role, ToolResult};
 use crate::provider::Provider;
 
 pub use held::Held;
+pub(crate) use placeholder::{derive_uuid, is_result_line, parent_link};
 
 use super::common::{array_at, object_at, string};
 use super::{Dialect, ReadCx, ThreadMemory};
@@ -189,6 +190,33 @@ impl Dialect for ClaudeCode {
             }
             _ => return None,
         })
+    }
+}
+
+/// What a streaming repair remembers of each message of a Claude Code thread, in the thread's
+/// order (the resumed chain's, for the main thread): where the message starts in the file and
+/// what its answer window depends on. 16 bytes a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Brief {
+    /// Where the message starts in the file (its span's start).
+    pub offset: u64,
+    /// Its role.
+    pub role: Role,
+    /// It continues the API message of the assistant message before it.
+    pub continuation: bool,
+    /// It carries calls.
+    pub calls: bool,
+}
+
+impl Brief {
+    /// The brief of the numbered message `m`.
+    pub fn of(m: &Message) -> Brief {
+        Brief {
+            offset: m.span.start as u64,
+            role: m.role,
+            continuation: m.continuation,
+            calls: !m.calls.is_empty(),
+        }
     }
 }
 

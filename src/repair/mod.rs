@@ -13,6 +13,7 @@ use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
 use crate::rules::{Applicability, Rule};
 
+mod claude_stream;
 mod stream;
 mod window;
 
@@ -347,15 +348,23 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
 
 /// The edits of a fix of a Claude Code tree finding, when the options allow it.
 fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Edit>> {
-    // A line goes with its line ending.
-    let whole = |(start, end): (usize, usize)| {
-        let end = match src.get(end..) {
-            Some([b'\r', b'\n', ..]) => end + 2,
-            Some([b'\n', ..]) => end + 1,
-            _ => end,
-        };
-        Edit::delete(start, end)
+    let ending = |end: usize| match src.get(end..) {
+        Some([b'\r', b'\n', ..]) => 2,
+        Some([b'\n', ..]) => 1,
+        _ => 0,
     };
+    tree_fix_with(&ending, fix, options)
+}
+
+/// [`tree_fix`], told the length of the line ending after a line's text by `ending` (given
+/// the offset where the text ends).
+pub(crate) fn tree_fix_with(
+    ending: &dyn Fn(usize) -> usize,
+    fix: &TreeFix,
+    options: &RepairOptions,
+) -> Option<Vec<Edit>> {
+    // A line goes with its line ending.
+    let whole = |(start, end): (usize, usize)| Edit::delete(start, end + ending(end));
     match fix {
         TreeFix::DropCopy { line } => Some(vec![whole(*line)]),
         TreeFix::Orphan { block, note, .. } if options.orphans == OrphanPolicy::Note => {

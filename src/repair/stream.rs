@@ -114,6 +114,7 @@ fn repair_lines(
     }
     if let Some(d) = first_dialect(&mut *open()?, lint)?
         && !d.streams()
+        && !claude(d)
     {
         // Known from the first lines: spare the first reading.
         return Err(NotStreamed::Whole(format!(
@@ -128,6 +129,9 @@ fn repair_lines(
     let report = crate::stream::lint_lines(name, open()?, &scan)?;
     if !report.lines {
         return whole("the file is one JSON document, not JSON Lines");
+    }
+    if report.dialect.is_some_and(claude) {
+        return super::claude_stream::repair(report, open, lint, options, out);
     }
     if let Some(d) = report.dialect
         && !d.streams()
@@ -275,6 +279,11 @@ fn repair_lines(
     writer.flush(&mut kept, end, true)?;
     writer.out.flush()?;
     Ok(writer.done)
+}
+
+/// Claude Code sessions are repaired as a stream of their own (see `claude_stream`).
+fn claude(d: &'static dyn Dialect) -> bool {
+    d.name() == crate::dialect::ClaudeCode.name()
 }
 
 /// The dialect the first lines of `input` (its first MiB at most) are read as, if one claims
@@ -430,7 +439,7 @@ impl Skips {
 }
 
 /// Does the repair act on `defect` (a safe fix, or an unsafe one its policies ask for)?
-fn acts(dialect: &dyn Dialect, defect: &Defect, options: &RepairOptions) -> bool {
+pub(super) fn acts(dialect: &dyn Dialect, defect: &Defect, options: &RepairOptions) -> bool {
     match fix_for(dialect, defect, false).map(|f| f.applicability) {
         Some(Applicability::Safe) => true,
         Some(Applicability::Unsafe) => match defect {

@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::intern::{Interner, Sym, Texts};
+use super::intern::{Interner, OptSym, Sym, Texts};
 use crate::json::{Kind, NodeId, Tree, line_col};
 use crate::locate::members_named;
 use crate::rules::Rule;
@@ -37,27 +37,27 @@ struct Link {
     parent_at: u32,
     parent_len: u32,
     uuid: Sym,
-    parent: Option<Sym>,
+    parent: OptSym,
     /// Column of the `parentUuid` value.
     parent_column: u32,
     sidechain: bool,
     /// A `user` or `assistant` line.
     message: bool,
     /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
-    timestamp: Option<Sym>,
+    timestamp: OptSym,
     boundary: bool,
-    logical_parent: Option<Sym>,
+    logical_parent: OptSym,
     /// The line's bytes, to tell identical copies from conflicting ones.
     digest: u64,
     /// `message.id` of an assistant line: the lines of one API message share it.
-    group: Option<Sym>,
+    group: OptSym,
     /// Where the line's ids start in [`ChainReader::ids`]: first its `calls` (`tool_use` /
     /// `server_tool_use` ids), then its `results` (`tool_result` ids of user lines).
-    ids: usize,
+    ids: u32,
     calls: u32,
     results: u32,
-    /// Server tool results (assistant lines).
-    server_results: Box<[ServerResult]>,
+    /// Its server tool results (assistant lines), in [`ChainReader::servers`].
+    server: OptSym,
     /// The line's content is that one server tool result.
     only_block: bool,
 }
@@ -186,8 +186,13 @@ pub struct ChainReader {
     stamps: Texts,
     /// The call and result ids of the links (see [`Link::ids`]).
     ids: Vec<Sym>,
+    /// The server tool results of the links that have some (see [`Link::server`]).
+    servers: Vec<Box<[ServerResult]>>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
+    /// Where the first line whose message is one `tool_result` block starts (what a
+    /// placeholder mirrors when its conversation has no result message of its own).
+    first_result: Option<usize>,
 }
 
 /// Hash of a line's bytes, to tell identical lines from different ones (a fast 64-bit hash
@@ -206,6 +211,7 @@ fn column(tree: &Tree<'_>, node: NodeId) -> usize {
 static UID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"uid\""));
 static UUID_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"uuid\""));
 static PARENT_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"parentUuid\""));
+static RESULT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"tool_result"));
 
 /// Whether a line may hold a link.
 fn names_a_link(text: &[u8]) -> bool {
@@ -216,6 +222,10 @@ impl ChainReader {
     /// Read line `number`, which the caller has parsed: `text` (without its line ending or a
     /// leading byte order mark, starting at byte `start`) parsed into `tree`.
     pub fn parsed(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
+        if self.first_result.is_none() && RESULT.find(text).is_some() && super::is_result_line(tree)
+        {
+            self.first_result = Some(start);
+        }
         if names_a_link(text) {
             self.link(number, start, text, tree);
         }
@@ -279,22 +289,24 @@ impl ChainReader {
             parent_at,
             parent_len,
             uuid: names.intern(&uuid),
-            parent: text_of(parent_node).map(|p| names.intern(&p)),
+            parent: OptSym::new(text_of(parent_node).map(|p| names.intern(&p))),
             parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
             sidechain,
             message: is_message,
-            timestamp: text_of(timestamp).map(|t| self.stamps.push(&t)),
+            timestamp: OptSym::new(text_of(timestamp).map(|t| self.stamps.push(&t))),
             boundary: ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
-            logical_parent: text_of(logical).map(|p| names.intern(&p)),
+            logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
             digest: digest(text),
-            group: (ty == "assistant")
-                .then(|| text_of(group))
-                .flatten()
-                .map(|g| names.intern(&g)),
-            ids: self.ids.len(),
+            group: OptSym::new(
+                (ty == "assistant")
+                    .then(|| text_of(group))
+                    .flatten()
+                    .map(|g| names.intern(&g)),
+            ),
+            ids: self.ids.len() as u32,
             calls: 0,
             results: 0,
-            server_results: Box::default(),
+            server: OptSym::NONE,
             only_block: false,
         };
         let mut server_results = Vec::new();
@@ -325,7 +337,10 @@ impl ChainReader {
             }
         }
         link.results = results.len() as u32;
-        link.server_results = server_results.into_boxed_slice();
+        if !server_results.is_empty() {
+            link.server = OptSym::new(Some(self.servers.len() as Sym));
+            self.servers.push(server_results.into_boxed_slice());
+        }
         self.ids.extend(results);
         self.links.push(link);
     }
@@ -337,22 +352,36 @@ impl ChainReader {
         let names = &mut self.names;
         let mut again = |sym: Sym| names.intern(later.names.get(sym));
         for mut link in later.links {
-            let ids = later.ids[link.ids..link.ids + (link.calls + link.results) as usize].iter();
-            link.ids = self.ids.len();
+            let from = link.ids as usize;
+            let ids = later.ids[from..from + (link.calls + link.results) as usize].iter();
+            link.ids = self.ids.len() as u32;
             self.ids.extend(ids.map(|&id| again(id)));
             link.uuid = again(link.uuid);
-            link.parent = link.parent.map(&mut again);
-            link.logical_parent = link.logical_parent.map(&mut again);
-            link.group = link.group.map(&mut again);
-            for r in link.server_results.iter_mut() {
-                r.id = again(r.id);
+            link.parent = OptSym::new(link.parent.get().map(&mut again));
+            link.logical_parent = OptSym::new(link.logical_parent.get().map(&mut again));
+            link.group = OptSym::new(link.group.get().map(&mut again));
+            if let Some(k) = link.server.get() {
+                let mut server = later.servers[k as usize].clone();
+                for r in server.iter_mut() {
+                    r.id = again(r.id);
+                }
+                link.server = OptSym::new(Some(self.servers.len() as Sym));
+                self.servers.push(server);
             }
-            link.timestamp = link
-                .timestamp
-                .map(|t| self.stamps.push(later.stamps.get(t)));
+            link.timestamp = OptSym::new(
+                link.timestamp
+                    .get()
+                    .map(|t| self.stamps.push(later.stamps.get(t))),
+            );
             self.links.push(link);
         }
         self.untracked |= later.untracked;
+        self.first_result = self.first_result.or(later.first_result);
+    }
+
+    /// Where the first line whose message is one `tool_result` block starts, if one was read.
+    pub fn first_result(&self) -> Option<usize> {
+        self.first_result
     }
 
     /// Walk the tree: `None` when the file has no main-chain lines with uuids, or has message
@@ -376,6 +405,7 @@ impl ChainReader {
             names: &self.names,
             ids: &self.ids,
             stamps: &self.stamps,
+            servers: &self.servers,
             by_uuid,
         };
         let last = *main.last()?;
@@ -398,7 +428,7 @@ impl ChainReader {
                 break;
             }
             path.push(i);
-            at = match links[i].parent {
+            at = match links[i].parent.get() {
                 None => None,
                 Some(p) => match ls.line_of(p) {
                     Some(j) => Some(j),
@@ -472,6 +502,7 @@ struct Links<'r> {
     names: &'r Interner,
     ids: &'r [Sym],
     stamps: &'r Texts,
+    servers: &'r [Box<[ServerResult]>],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
 }
@@ -491,13 +522,19 @@ impl Links<'_> {
 
     /// The `tool_use` / `server_tool_use` ids of `l`.
     fn calls(&self, l: &Link) -> &[Sym] {
-        &self.ids[l.ids..l.ids + l.calls as usize]
+        let start = l.ids as usize;
+        &self.ids[start..start + l.calls as usize]
     }
 
     /// The `tool_result` ids of `l`.
     fn results(&self, l: &Link) -> &[Sym] {
-        let start = l.ids + l.calls as usize;
+        let start = l.ids as usize + l.calls as usize;
         &self.ids[start..start + l.results as usize]
+    }
+
+    /// The server tool results of `l`.
+    fn server_results(&self, l: &Link) -> &[ServerResult] {
+        l.server.get().map_or(&[], |k| &self.servers[k as usize])
     }
 
     /// Link indices grouped by an interned string, each group in the order given.
@@ -579,9 +616,9 @@ fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
     let children = ls.group(
         main.iter()
             .filter(|&&i| ls.line_of(links[i].uuid) == Some(i))
-            .filter_map(|&i| links[i].parent.map(|p| (p, i))),
+            .filter_map(|&i| links[i].parent.get().map(|p| (p, i))),
     );
-    let stamp = |i: usize| links[i].timestamp.map(|t| ls.stamps.get(t));
+    let stamp = |i: usize| links[i].timestamp.get().map(|t| ls.stamps.get(t));
     let mut seen = vec![false; links.len()];
     let mut at = start;
     while !std::mem::replace(&mut seen[at], true) {
@@ -616,8 +653,8 @@ fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<
             .copied()
             .filter(|&i| canonical[links[i].uuid as usize] == i as u32)
     };
-    let groups = ls.group(kept().filter_map(|i| links[i].group.map(|g| (g, i))));
-    let children = ls.group(kept().filter_map(|i| links[i].parent.map(|p| (p, i))));
+    let groups = ls.group(kept().filter_map(|i| links[i].group.get().map(|g| (g, i))));
+    let children = ls.group(kept().filter_map(|i| links[i].parent.get().map(|p| (p, i))));
     let mut on_path = vec![false; links.len()];
     for &i in &path {
         on_path[i] = true;
@@ -628,7 +665,7 @@ fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<
         if std::mem::replace(&mut done[i], true) {
             continue;
         }
-        let Some(group) = links[i].group.filter(|&g| groups.len(g) > 0) else {
+        let Some(group) = links[i].group.get().filter(|&g| groups.len(g) > 0) else {
             out.push(i);
             continue;
         };
@@ -716,7 +753,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     for (k, &i) in main.iter().enumerate() {
         let l = &links[i];
-        let Some(parent) = l.parent else {
+        let Some(parent) = l.parent.get() else {
             continue;
         };
         let p = ls.name(parent);
@@ -761,7 +798,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                     let &first = cycle.iter().min().unwrap_or(&i);
                     let l = &links[first];
                     // A line on a cycle has a parent that names a line.
-                    let back = l.parent.and_then(|p| ls.line_of(p)).unwrap_or(first);
+                    let back = l.parent.get().and_then(|p| ls.line_of(p)).unwrap_or(first);
                     out.push(TreeFinding {
                         rule: Rule::ParentCycle,
                         warning: true,
@@ -770,7 +807,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
-                            l.parent.map_or("", |p| ls.name(p)),
+                            l.parent.get().map_or("", |p| ls.name(p)),
                             cycle.len(),
                             links[back].line
                         ),
@@ -782,6 +819,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
             trail.push(i);
             at = links[i]
                 .parent
+                .get()
                 .filter(|&p| p != links[i].uuid)
                 .and_then(|p| ls.line_of(p));
         }
@@ -859,13 +897,17 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
 fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
     let links = ls.links;
     let mut seen = HashSet::new();
-    let mut at = links[b].logical_parent.and_then(|p| ls.line_of(p));
+    let mut at = links[b].logical_parent.get().and_then(|p| ls.line_of(p));
     while let Some(i) = at {
         if !seen.insert(i) {
             break;
         }
         let l = &links[i];
-        at = l.parent.or(l.logical_parent).and_then(|p| ls.line_of(p));
+        at = l
+            .parent
+            .get()
+            .or(l.logical_parent.get())
+            .and_then(|p| ls.line_of(p));
     }
     seen
 }
@@ -874,7 +916,7 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
 /// path whose `server_tool_use` is not on it.
 fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
-    if links.iter().all(|l| l.server_results.is_empty()) {
+    if ls.servers.is_empty() {
         return;
     }
     let mut calls = Marks::new(ls.names.len());
@@ -883,7 +925,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.parent_span().is_some())
-            .filter_map(|(i, c)| c.parent.map(|p| (p, i))),
+            .filter_map(|(i, c)| c.parent.get().map(|p| (p, i))),
     );
     let children = |uuid: Sym| -> Vec<(usize, usize)> {
         below
@@ -899,7 +941,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
         for &c in ls.calls(l) {
             calls.insert(c);
         }
-        for r in &l.server_results {
+        for r in ls.server_results(l) {
             if calls.contains(r.id) {
                 continue;
             }
@@ -918,7 +960,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
                     drop: l.only_block.then(|| DropLine {
                         line: l.span(),
                         children: children(l.uuid),
-                        parent: l.parent.map(|p| ls.name(p).to_string()),
+                        parent: l.parent.get().map(|p| ls.name(p).to_string()),
                     }),
                 }),
                 message: format!(
@@ -952,6 +994,11 @@ mod tests {
             }
             start += line.len() + 1;
         }
+    }
+
+    #[test]
+    fn a_link_costs_ten_words() {
+        assert!(std::mem::size_of::<Link>() <= 80);
     }
 
     #[test]

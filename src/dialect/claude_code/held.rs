@@ -4,7 +4,7 @@
 //! interned, and its calls and results sit in two flat vectors.
 
 use super::chain::Chain;
-use super::intern::{Interner, Sym};
+use super::intern::{Interner, OptSym, Sym};
 use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 
 /// Messages held until the resumed chain is known.
@@ -16,12 +16,13 @@ pub struct Held {
     results: Vec<HeldResult>,
 }
 
-/// A [`Pos`] with its pointer interned.
+/// A [`Pos`] with its pointer interned (a line and a column fit in 32 bits: a parsed line
+/// is under 4 GiB).
 #[derive(Debug)]
 struct Place {
     offset: usize,
-    line: usize,
-    column: usize,
+    line: u32,
+    column: u32,
     pointer: Sym,
 }
 
@@ -30,10 +31,10 @@ struct HeldMessage {
     role: Role,
     pos: Place,
     span: Span,
-    group: Option<Sym>,
+    group: OptSym,
     /// Where its calls and results start in [`Held::calls`] and [`Held::results`].
-    calls: usize,
-    results: usize,
+    calls: u32,
+    results: u32,
     n_calls: u32,
     n_results: u32,
 }
@@ -70,17 +71,17 @@ impl Held {
         let names = &mut self.names;
         let place = |names: &mut Interner, p: Pos| Place {
             offset: p.offset,
-            line: p.line,
-            column: p.column,
+            line: p.line as u32,
+            column: p.column as u32,
             pointer: names.intern(&p.pointer),
         };
         let held = HeldMessage {
             role: m.role,
             pos: place(names, m.pos),
             span: m.span,
-            group: None,
-            calls: self.calls.len(),
-            results: self.results.len(),
+            group: OptSym::NONE,
+            calls: self.calls.len() as u32,
+            results: self.results.len() as u32,
             n_calls: m.calls.len() as u32,
             n_results: m.results.len() as u32,
         };
@@ -108,14 +109,14 @@ impl Held {
                 split: r.split.map(|s| names.intern(&s)),
             });
         }
-        let group = m.group.map(|g| self.names.intern(&g));
+        let group = OptSym::new(m.group.map(|g| self.names.intern(&g)));
         self.messages.push(HeldMessage { group, ..held });
     }
 
     /// The held messages that `chain` resumes, in its order (see [`super::resumed`]); all of
     /// them, in file order, when there is no chain to follow.
     pub fn resumed<'c>(self, chain: Option<&'c Chain>) -> impl Iterator<Item = Message> + 'c {
-        let lines: Vec<usize> = self.messages.iter().map(|m| m.pos.line).collect();
+        let lines: Vec<usize> = self.messages.iter().map(|m| m.pos.line as usize).collect();
         let (order, chain) = match chain {
             Some(c) if c.path.is_some() => (super::path_order(&lines, c), Some(c)),
             _ => ((0..lines.len()).collect(), None),
@@ -132,8 +133,8 @@ impl Held {
     fn pos(&self, p: &Place) -> Pos {
         Pos {
             offset: p.offset,
-            line: p.line,
-            column: p.column,
+            line: p.line as usize,
+            column: p.column as usize,
             pointer: self.names.get(p.pointer).to_string(),
         }
     }
@@ -145,8 +146,9 @@ impl Held {
     /// Held message `i`, as it was pushed.
     fn message(&self, i: usize) -> Message {
         let h = &self.messages[i];
-        let calls = &self.calls[h.calls..h.calls + h.n_calls as usize];
-        let results = &self.results[h.results..h.results + h.n_results as usize];
+        let (c, r) = (h.calls as usize, h.results as usize);
+        let calls = &self.calls[c..c + h.n_calls as usize];
+        let results = &self.results[r..r + h.n_results as usize];
         Message {
             index: 0,
             role: h.role,
@@ -176,7 +178,7 @@ impl Held {
                     split: self.text(r.split),
                 })
                 .collect(),
-            group: self.text(h.group),
+            group: self.text(h.group.get()),
             continuation: false,
         }
     }
@@ -228,6 +230,11 @@ mod tests {
             held.push(m);
         }
         held
+    }
+
+    #[test]
+    fn a_held_message_costs_a_few_words() {
+        assert!(std::mem::size_of::<HeldMessage>() <= 64);
     }
 
     #[test]

@@ -29,3 +29,20 @@ impl Texts {
         &self.text[start..self.ends[i]]
     }
 }
+
+/// An optional [`Sym`] in four bytes (`u32::MAX`: none), to keep per-line records small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct OptSym(u32);
+
+impl OptSym {
+    /// No string.
+    pub(super) const NONE: OptSym = OptSym(u32::MAX);
+
+    pub(super) fn new(sym: Option<Sym>) -> OptSym {
+        OptSym(sym.unwrap_or(u32::MAX))
+    }
+
+    pub(super) fn get(self) -> Option<Sym> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}

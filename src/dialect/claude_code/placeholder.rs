@@ -166,7 +166,7 @@ fn block(cx: &RepairCx<'_>, sample: Option<&Tree<'_>>, call: &CallAt, text: &str
 
 /// A UUID-shaped id derived from the session, the calling line and the call: the same call
 /// always gets the same placeholder id, so repair stays deterministic.
-fn derive_uuid(holder: &Tree<'_>, call: &CallAt) -> String {
+pub(crate) fn derive_uuid(holder: &Tree<'_>, call: &CallAt) -> String {
     let root = holder.root();
     let field = |k: &str| holder.get_str(root, k).unwrap_or_default().into_owned();
     let input = format!(
@@ -206,10 +206,18 @@ fn sample<'a>(cx: &RepairCx<'a>) -> Option<Tree<'a>> {
         let bytes = &cx.src[start..end];
         memchr::memmem::find(bytes, b"tool_result")?;
         let tree = parse(bytes).ok()?;
-        let content = tree.path(tree.root(), &["message", "content"])?;
-        let block = tree.index(content, 0)?;
-        (tree.len(content) == 1 && tree.str_is(block, "type", "tool_result")).then_some(tree)
+        is_result_line(&tree).then_some(tree)
     })
+}
+
+/// Is the parsed line `tree` one a placeholder mirrors when its conversation has no result
+/// message of its own: a message whose content is one `tool_result` block?
+pub(crate) fn is_result_line(tree: &Tree<'_>) -> bool {
+    let Some(content) = tree.path(tree.root(), &["message", "content"]) else {
+        return false;
+    };
+    tree.index(content, 0)
+        .is_some_and(|block| tree.len(content) == 1 && tree.str_is(block, "type", "tool_result"))
 }
 
 /// The span of the `parentUuid` value of the first record after `from` whose parent is
@@ -228,12 +236,18 @@ fn child_link(cx: &RepairCx<'_>, from: usize, parent: &str) -> Option<Span> {
         if plain && memchr::memmem::find(bytes, needle).is_none() {
             return None;
         }
-        let tree = parse(bytes).ok()?;
-        let link = tree
-            .get(tree.root(), "parentUuid")
-            .filter(|&v| tree.str(v).is_some_and(|p| p == parent))?;
-        Some(Span::new(tree.span(link)).shift(start))
+        parent_link(bytes, parent).map(|s| s.shift(start))
     })
+}
+
+/// The span (within `record`) of the `parentUuid` value of the record `record` when that
+/// value is the string `parent`.
+pub(crate) fn parent_link(record: &[u8], parent: &str) -> Option<Span> {
+    let tree = parse(record).ok()?;
+    let link = tree
+        .get(tree.root(), "parentUuid")
+        .filter(|&v| tree.str(v).is_some_and(|p| p == parent))?;
+    Some(Span::new(tree.span(link)))
 }
 
 /// Byte ranges of the records (lines, or array elements) that start at or after `from` (for
