@@ -508,10 +508,10 @@ fn first_result_line(parent_key: &str, filler: usize) -> String {
     )
 }
 
-#[test]
 /// The line a placeholder mirrors: after a byte order mark, with an escaped `parentUuid` key
 /// (both streamed alike), or too long to analyse (the whole-file repair still mirrors it: the
 /// stream refuses).
+#[test]
 fn the_mirrored_result_line_is_the_whole_file_repairs_or_the_stream_refuses() {
     let plain = first_result_line("parentUuid", 0);
     let long = first_result_line("parentUuid", 600);
