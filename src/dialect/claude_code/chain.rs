@@ -18,7 +18,8 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::intern::{Interner, OptSym, Sym, Texts};
+use super::chunked::Chunked;
+use super::intern::{Interner, OptSym, Stamps, Sym};
 use crate::json::{Kind, NodeId, Tree, line_col};
 use crate::locate::members_named;
 use crate::rules::Rule;
@@ -179,11 +180,11 @@ pub struct Chain {
 /// Reads the links of a file line by line; [`ChainReader::finish`] walks them.
 #[derive(Debug, Default)]
 pub struct ChainReader {
-    links: Vec<Link>,
+    links: Chunked<Link>,
     /// The strings of the links.
     names: Interner,
-    /// Their timestamps (not looked up: kept as they are, without interning).
-    stamps: Texts,
+    /// Their timestamps (only read back: kept packed, see [`Stamps`]).
+    stamps: Stamps,
     /// The call and result ids of the links (see [`Link::ids`]).
     ids: Vec<Sym>,
     /// The server tool results of the links that have some (see [`Link::server`]).
@@ -371,7 +372,7 @@ impl ChainReader {
             link.timestamp = OptSym::new(
                 link.timestamp
                     .get()
-                    .map(|t| self.stamps.push(later.stamps.get(t))),
+                    .map(|t| self.stamps.push(&later.stamps.get(t))),
             );
             self.links.push(link);
         }
@@ -390,7 +391,7 @@ impl ChainReader {
         if self.untracked {
             return None;
         }
-        let links = &self.links[..];
+        let links = &self.links;
         let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
         if !main.iter().any(|&i| links[i].message) {
             return None;
@@ -498,10 +499,10 @@ const NO: u32 = u32::MAX;
 
 /// The links of a file with their strings, and the line each uuid names.
 struct Links<'r> {
-    links: &'r [Link],
+    links: &'r Chunked<Link>,
     names: &'r Interner,
     ids: &'r [Sym],
-    stamps: &'r Texts,
+    stamps: &'r Stamps,
     servers: &'r [Box<[ServerResult]>],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
