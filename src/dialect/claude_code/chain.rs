@@ -13,13 +13,14 @@
 //! about the tree (TM010–TM014) and, for each result on the path whose call is not, where that
 //! call is.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
 use super::chunked::Chunked;
-use super::intern::{Interner, OptSym, Stamps, Sym};
+use super::intern::{Names, OptSym, Stamps, Sym};
 use crate::json::{Kind, NodeId, Tree, line_col};
 use crate::locate::members_named;
 use crate::rules::Rule;
@@ -182,7 +183,7 @@ pub struct Chain {
 pub struct ChainReader {
     links: Chunked<Link>,
     /// The strings of the links.
-    names: Interner,
+    names: Names,
     /// Their timestamps (only read back: kept packed, see [`Stamps`]).
     stamps: Stamps,
     /// The call and result ids of the links (see [`Link::ids`]).
@@ -351,7 +352,7 @@ impl ChainReader {
     /// interned again here.
     pub fn append(&mut self, later: ChainReader) {
         let names = &mut self.names;
-        let mut again = |sym: Sym| names.intern(later.names.get(sym));
+        let mut again = |sym: Sym| names.intern_from(&later.names, sym);
         for mut link in later.links {
             let from = link.ids as usize;
             let ids = later.ids[from..from + (link.calls + link.results) as usize].iter();
@@ -500,7 +501,7 @@ const NO: u32 = u32::MAX;
 /// The links of a file with their strings, and the line each uuid names.
 struct Links<'r> {
     links: &'r Chunked<Link>,
-    names: &'r Interner,
+    names: &'r Names,
     ids: &'r [Sym],
     stamps: &'r Stamps,
     servers: &'r [Box<[ServerResult]>],
@@ -517,7 +518,7 @@ impl Links<'_> {
         }
     }
 
-    fn name(&self, sym: Sym) -> &str {
+    fn name(&self, sym: Sym) -> Cow<'_, str> {
         self.names.get(sym)
     }
 
@@ -808,7 +809,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
-                            l.parent.get().map_or("", |p| ls.name(p)),
+                            l.parent.get().map(|p| ls.name(p)).unwrap_or_default(),
                             cycle.len(),
                             links[back].line
                         ),

@@ -1,12 +1,144 @@
 //! Strings of the chain of a Claude Code file: every uuid, parent and id is interned (see
-//! [`crate::intern`]), so a link per line costs a few words rather than a handful of heap
-//! strings and lookups by uuid are plain vector indexing; timestamps, only read back, are
-//! kept in one buffer.
+//! [`Names`]), so a link per line costs a few words rather than a handful of heap
+//! strings and lookups by uuid are plain vector indexing; a uuid takes 16 bytes. Timestamps,
+//! only read back, are kept packed in 8 bytes each (see [`Stamps`]).
 
 use std::borrow::Cow;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 
 use super::chunked::Chunked;
 pub(super) use crate::intern::{Interner, Sym};
+
+/// The uuids, parents and ids of a file, each kept once and numbered in order of first
+/// appearance (as [`Interner`] does). A uuid written as Claude Code writes it (lowercase,
+/// hyphenated) is kept as its 16 bytes rather than 36 bytes of text and an 8-byte end; any
+/// other string is kept as text, and every one reads back exactly as written.
+#[derive(Debug, Default)]
+pub(super) struct Names {
+    /// Per number: the index of its uuid in `uuids`, or (top bit set) of its text in `texts`.
+    slots: Chunked<u32>,
+    uuids: Chunked<u128>,
+    /// The numbers of the uuids, by uuid.
+    table: HashTable<Sym>,
+    texts: Interner,
+    /// The number of each string of `texts`.
+    text_syms: Vec<Sym>,
+    hasher: foldhash::fast::FixedState,
+}
+
+/// The top bit of a [`Names`] slot: the string is text.
+const TEXT_SLOT: u32 = 1 << 31;
+
+/// Where the hyphens of a uuid stand.
+const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+
+/// The 128 bits of `s`, when `s` is a lowercase hyphenated uuid.
+fn uuid_bits(s: &str) -> Option<u128> {
+    let b = s.as_bytes();
+    if b.len() != 36 {
+        return None;
+    }
+    let mut n = 0u128;
+    for (i, &c) in b.iter().enumerate() {
+        let digit = match c {
+            b'-' if HYPHENS.contains(&i) => continue,
+            b'0'..=b'9' if !HYPHENS.contains(&i) => c - b'0',
+            b'a'..=b'f' if !HYPHENS.contains(&i) => c - b'a' + 10,
+            _ => return None,
+        };
+        n = (n << 4) | u128::from(digit);
+    }
+    Some(n)
+}
+
+/// The text [`uuid_bits`] read `n` from.
+fn uuid_text(n: u128) -> String {
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+impl Names {
+    /// The number of `s`, adding it when new.
+    pub(super) fn intern(&mut self, s: &str) -> Sym {
+        match uuid_bits(s) {
+            Some(bits) => self.intern_uuid(bits),
+            None => self.intern_text(s),
+        }
+    }
+
+    /// The number here of string `sym` of `other` (without spelling a uuid out).
+    pub(super) fn intern_from(&mut self, other: &Names, sym: Sym) -> Sym {
+        let slot = other.slots[sym as usize];
+        if slot & TEXT_SLOT == 0 {
+            self.intern_uuid(other.uuids[slot as usize])
+        } else {
+            self.intern_text(other.texts.get(slot & !TEXT_SLOT))
+        }
+    }
+
+    /// The number the next new string gets.
+    fn next(&self) -> Sym {
+        let next = Sym::try_from(self.slots.len()).expect("fewer than 2^31 distinct strings");
+        assert!(next < TEXT_SLOT, "fewer than 2^31 distinct strings");
+        next
+    }
+
+    fn intern_text(&mut self, s: &str) -> Sym {
+        let next = self.next();
+        let k = self.texts.intern(s);
+        if self.texts.len() == self.text_syms.len() {
+            // Not new.
+            return self.text_syms[k as usize];
+        }
+        self.text_syms.push(next);
+        self.slots.push(TEXT_SLOT | k);
+        next
+    }
+
+    fn intern_uuid(&mut self, bits: u128) -> Sym {
+        let next = self.next();
+        let hash = self.hasher.hash_one(bits);
+        let Names {
+            slots,
+            uuids,
+            table,
+            hasher,
+            ..
+        } = self;
+        let of = |sym: Sym| uuids[slots[sym as usize] as usize];
+        if let Some(&sym) = table.find(hash, |&sym| of(sym) == bits) {
+            return sym;
+        }
+        table.insert_unique(hash, next, |&sym| hasher.hash_one(of(sym)));
+        slots.push(uuids.len() as u32);
+        uuids.push(bits);
+        next
+    }
+
+    /// The string numbered `sym`, as it was written.
+    pub(super) fn get(&self, sym: Sym) -> Cow<'_, str> {
+        let slot = self.slots[sym as usize];
+        if slot & TEXT_SLOT == 0 {
+            Cow::Owned(uuid_text(self.uuids[slot as usize]))
+        } else {
+            Cow::Borrowed(self.texts.get(slot & !TEXT_SLOT))
+        }
+    }
+
+    /// How many strings there are (every number is below this).
+    pub(super) fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
 
 /// Timestamps, numbered in order (not deduplicated, not looked up: only read back and
 /// compared as text). One written as Claude Code writes it (`2025-11-03T10:00:00.000Z`) is
@@ -112,6 +244,33 @@ impl OptSym {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_read_back_as_written_and_share_a_number_when_equal() {
+        let written = [
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ab",
+            "toolu_01",
+            "0B7D4C3E-1F2A-4B5C-8D9E-0123456789AB",
+            "0b7d4c3e1f2a4b5c8d9e0123456789ab",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789a",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ag",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ab ",
+            "00000000-0000-0000-0000-000000000000",
+            "",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ab",
+            "toolu_01",
+        ];
+        let mut names = Names::default();
+        let syms: Vec<Sym> = written.iter().map(|s| names.intern(s)).collect();
+        assert_eq!(syms, [0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 1]);
+        assert_eq!(names.len(), 9);
+        for (s, &sym) in written.iter().zip(&syms) {
+            assert_eq!(names.get(sym), *s);
+        }
+        // Two canonical uuids are 16 bytes each; the rest is text.
+        assert_eq!(names.uuids.len(), 2);
+        assert_eq!(names.texts.len(), 7);
+    }
 
     #[test]
     fn timestamps_read_back_as_written_and_order_as_text() {
