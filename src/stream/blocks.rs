@@ -249,7 +249,7 @@ mod tests {
     impl Read for Trickle<'_> {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             self.1 += 1;
-            if self.1 % 3 == 0 {
+            if self.1.is_multiple_of(3) {
                 return Err(io::ErrorKind::Interrupted.into());
             }
             let n = buf.len().min(2).min(self.0.len());
