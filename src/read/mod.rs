@@ -155,8 +155,17 @@ pub(crate) trait Walk {
     /// [`Walk::message`], `false` when they are to be kept in the model.
     fn begin(&mut self, dialect: &'static dyn Dialect) -> bool;
 
-    /// The next message of the conversation begun last.
-    fn message(&mut self, m: Message);
+    /// The next message of the conversation begun last; `at` is its element's position in
+    /// the conversation's list of message values.
+    fn message(&mut self, at: usize, m: Message);
+
+    /// The conversation begun last has been read (`repairable`: it holds no foreign or
+    /// unread message and sits in an array): the positions of the elements to read once more,
+    /// in order, each given to [`Walk::again`] while the tree is still there.
+    fn reread(&mut self, repairable: bool) -> Vec<usize>;
+
+    /// The next message read once more (see [`Walk::reread`]).
+    fn again(&mut self, m: Message);
 }
 
 /// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
@@ -417,8 +426,22 @@ fn read_found_with(
         }
         if let Some(m) = dialect.read(tree, n, &mcx) {
             match walk.as_deref_mut() {
-                Some(w) => w.message(m),
+                Some(w) => w.message(i, m),
                 None => builder.push(m),
+            }
+        }
+    }
+    if let Some(w) = walk {
+        let repairable = foreign.is_empty() && unread.is_empty() && f.array.is_some();
+        for i in w.reread(repairable) {
+            let mcx = ReadCx {
+                pointer: pointer(i),
+                base: cx.base,
+                line: cx.line,
+                cursor: cx.cursor,
+            };
+            if let Some(m) = dialect.read(tree, nodes[i], &mcx) {
+                w.again(m);
             }
         }
     }
