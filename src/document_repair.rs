@@ -319,7 +319,7 @@ impl Windows {
         };
         let defects: Vec<Defect> = defects
             .iter()
-            .map(|d| map_defect(d, &call, &result))
+            .map(|d| map_defect(d, call, result))
             .collect();
         if missing.get() {
             return Err("a fix needs a message that was not kept".into());
