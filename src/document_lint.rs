@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::analysis::{Defect, WalkOptions, Walker};
 use crate::dialect::Dialect;
-use crate::document_repair::{Windows, windowed};
+use crate::document_windows::{Windows, windowed};
 use crate::edit::RepairOptions;
 use crate::finding::Finding;
 use crate::lint::{

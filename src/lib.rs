@@ -47,6 +47,7 @@ mod batches;
 mod dialect;
 mod document_lint;
 mod document_repair;
+mod document_windows;
 mod edit;
 mod explain;
 mod finding;
