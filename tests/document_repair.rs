@@ -258,3 +258,48 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_large_document_repaired_with_the_whole_model_says_why() {
+    use common::bin::run;
+    // Call ids reused across turns, re-id'd for Anthropic (ids unique in the request): each
+    // renamed call takes the first result of its id after it, wherever that is.
+    let mut msgs = Vec::new();
+    let mut size = 0;
+    let mut t = 0;
+    while size < 17 << 20 {
+        let m = [
+            format!(
+                "{{\"role\": \"user\", \"content\": \"{t} {}\"}}",
+                "y".repeat(400)
+            ),
+            format!(
+                "{{\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{{\"id\": \"c{}\", \"type\": \"function\", \"function\": {{\"name\": \"f\", \"arguments\": \"{{}}\"}}}}]}}",
+                t % 5
+            ),
+            format!(
+                "{{\"role\": \"tool\", \"tool_call_id\": \"c{}\", \"content\": \"r\"}}",
+                t % 5
+            ),
+        ];
+        size += m.iter().map(String::len).sum::<usize>();
+        msgs.extend(m);
+        t += 1;
+    }
+    let bytes = format!("{{\"messages\": [\n{}\n]}}\n", msgs.join(",\n")).into_bytes();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("doc.json"), &bytes).unwrap();
+    let args = ["--target", "anthropic", "--duplicate-ids", "re-id"];
+    let o = run(
+        dir.path(),
+        &[&["repair", "--check"][..], &args, &["doc.json"]].concat(),
+    );
+    let text = common::bin::text(&o);
+    assert!(
+        text.contains("doc.json: repaired with a model of every message (--reid renames a reused call id across the whole conversation): memory grows with the file"),
+        "{text}"
+    );
+    // Without re-id, nothing needs the whole model: nothing said.
+    let o = run(dir.path(), &["repair", "--check", "doc.json"]);
+    assert!(!common::bin::text(&o).contains("model of every message"));
+}
