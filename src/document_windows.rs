@@ -4,6 +4,7 @@
 //! and kept, numbered in order for the planner.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::dialect::Dialect;
@@ -110,6 +111,8 @@ impl Windows {
     /// its messages from the first to the one after its answer window; and the first messages
     /// of each kind.
     pub fn wanted(&mut self, defects: &[Defect], options: &RepairOptions) -> Vec<usize> {
+        let noted = std::mem::take(&mut self.noted);
+        let firsts = std::mem::take(&mut self.firsts);
         if defects.is_empty() || self.broken.is_some() {
             return Vec::new();
         }
@@ -121,31 +124,41 @@ impl Windows {
             self.broken = Some("--reid renames a reused call id across the whole conversation");
             return Vec::new();
         }
-        let n = self.noted.len();
-        let mut wanted = std::mem::take(&mut self.firsts);
-        for d in defects {
-            let (lo, hi, owner) = reach(d);
-            let after = match owner {
-                Some(owner) => {
-                    let noted = &self.noted;
-                    let end = scan_shapes(n, owner, self.window, |k| noted[k].shape).0;
-                    (end + 1).max(hi + 1)
-                }
-                None => hi + 1,
-            };
-            wanted.extend(lo..=after.min(n.saturating_sub(1)).max(lo));
+        let n = noted.len();
+        // Each fix's messages, as ranges merged before they are listed (fixes of one answer
+        // window share them).
+        let mut ends: HashMap<usize, usize> = HashMap::new();
+        let mut ranges: Vec<(usize, usize)> = defects
+            .iter()
+            .map(|d| {
+                let (lo, hi, owner) = reach(d);
+                let after = match owner {
+                    Some(owner) => {
+                        let end = *ends.entry(owner).or_insert_with(|| {
+                            scan_shapes(n, owner, self.window, |k| noted[k].shape).0
+                        });
+                        (end + 1).max(hi + 1)
+                    }
+                    None => hi + 1,
+                };
+                (lo, after.min(n.saturating_sub(1)).max(lo))
+            })
+            .chain(firsts.into_iter().map(|i| (i, i)))
+            .collect();
+        ranges.sort_unstable();
+        let mut wanted: Vec<usize> = Vec::new();
+        for (lo, last) in ranges {
+            let from = wanted.last().map_or(lo, |&w| lo.max(w + 1));
+            wanted.extend(from..=last);
         }
-        wanted.sort_unstable();
-        wanted.dedup();
         if wanted.last().is_some_and(|&last| last >= n) {
             self.broken = Some("a fix reached past the conversation's messages");
             return Vec::new();
         }
+        let at = wanted.iter().map(|&i| noted[i].at as usize).collect();
         self.wanted = wanted;
-        self.wanted
-            .iter()
-            .map(|&i| self.noted[i].at as usize)
-            .collect()
+        self.noted = noted;
+        at
     }
 
     /// Keep `m`, the next message read again: it gets the index and continuation the walk
