@@ -125,7 +125,16 @@ pub(crate) fn one_document(bytes: &[u8]) -> bool {
     let first = bytes
         .split(|&b| b == b'\n')
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
-    first.is_some_and(|line| !first_line_parses(line)) && parse(bytes).is_ok()
+    first.is_some_and(|line| !first_line_parses(line)) && parse_whole(bytes).is_ok()
+}
+
+/// Parse a whole document into room reserved once for all its nodes: a buffer grown by
+/// doubling holds its old and its new copy at each step, the last one as large as the tree.
+fn parse_whole(bytes: &[u8]) -> Result<Tree<'_>, crate::json::ParseError> {
+    let mut room = Vec::new();
+    // When the address space is short, the buffer grows as it goes.
+    let _ = room.try_reserve_exact(node_bound(bytes));
+    parse_into(bytes, &mut NodeBuf(room))
 }
 
 /// Does the first line of a JSON Lines file parse on its own? (When it does not, the file may
@@ -242,13 +251,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk
         doc.problems.push(p);
         return doc;
     }
-    // Room for every node at once: a buffer grown by doubling holds its old and its new copy
-    // at each step, the last one as large as the tree.
-    let mut room = Vec::new();
-    // When the address space is short, the buffer grows as it goes.
-    let _ = room.try_reserve_exact(node_bound(bytes));
-    let mut nodes = NodeBuf(room);
-    let tree = match parse_into(bytes, &mut nodes) {
+    let tree = match parse_whole(bytes) {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
