@@ -124,8 +124,36 @@ pub fn lint_lines<R: BufRead>(
     )
 }
 
-/// The report of a document read whole (a pretty-printed document saved as `.jsonl`).
+/// The report of a document read whole (a pretty-printed document saved as `.jsonl`): linted
+/// as [`crate::lint_document`] walks it (or analysed whole when an option needs that).
 fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamReport {
+    let read = LintOptions {
+        read: crate::read::ReadOptions {
+            format: Some(crate::read::Format::Json),
+            ..options.read.clone()
+        },
+        ..options.clone()
+    };
+    let Some(doc) = crate::lint_document(path, bytes, &read) else {
+        return analysed_document(path, bytes, options);
+    };
+    StreamReport {
+        findings: doc.findings,
+        conversations: doc.conversations.len(),
+        calls_checked: doc.calls_checked,
+        stats: doc.stats,
+        detections: doc
+            .conversations
+            .iter()
+            .map(|c| one_document(&c.pointer, c.dialect, c.messages, &c.detection))
+            .collect(),
+        skippable: doc.skippable,
+        ..StreamReport::default()
+    }
+}
+
+/// [`whole_document`] of a document analysed whole (`--tail`, `--profile deerflow`).
+fn analysed_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamReport {
     let analysed = crate::lint::analyse(path, bytes, options);
     StreamReport {
         findings: analysed.findings(path),
@@ -136,19 +164,16 @@ fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamRepo
             .doc
             .conversations
             .iter()
-            .map(|c| {
-                format!(
-                    "`{}`: {} ({} messages) — one JSON document; {}",
-                    c.pointer,
-                    c.dialect,
-                    c.messages.len(),
-                    c.detection
-                )
-            })
+            .map(|c| one_document(&c.pointer, c.dialect, c.messages.len(), &c.detection))
             .collect(),
         skippable: analysed.doc.skippable(),
         ..StreamReport::default()
     }
+}
+
+/// The detection of a conversation of a document read whole.
+fn one_document(pointer: &str, dialect: &str, messages: usize, why: &str) -> String {
+    format!("`{pointer}`: {dialect} ({messages} messages) — one JSON document; {why}")
 }
 
 fn stream_lines<R: BufRead>(

@@ -125,7 +125,16 @@ pub(crate) fn one_document(bytes: &[u8]) -> bool {
     let first = bytes
         .split(|&b| b == b'\n')
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
-    first.is_some_and(|line| !first_line_parses(line)) && parse(bytes).is_ok()
+    first.is_some_and(|line| !first_line_parses(line)) && parse_whole(bytes).is_ok()
+}
+
+/// Parse a whole document into room reserved once for all its nodes: a buffer grown by
+/// doubling holds its old and its new copy at each step, the last one as large as the tree.
+fn parse_whole(bytes: &[u8]) -> Result<Tree<'_>, crate::json::ParseError> {
+    let mut room = Vec::new();
+    // When the address space is short, the buffer grows as it goes.
+    let _ = room.try_reserve_exact(node_bound(bytes));
+    parse_into(bytes, &mut NodeBuf(room))
 }
 
 /// Does the first line of a JSON Lines file parse on its own? (When it does not, the file may
@@ -155,8 +164,17 @@ pub(crate) trait Walk {
     /// [`Walk::message`], `false` when they are to be kept in the model.
     fn begin(&mut self, dialect: &'static dyn Dialect) -> bool;
 
-    /// The next message of the conversation begun last.
-    fn message(&mut self, m: Message);
+    /// The next message of the conversation begun last; `at` is its element's position in
+    /// the conversation's list of message values.
+    fn message(&mut self, at: usize, m: Message);
+
+    /// The conversation begun last has been read (`repairable`: it holds no foreign or
+    /// unread message and sits in an array): the positions of the elements to read once more,
+    /// in order, each given to [`Walk::again`] while the tree is still there.
+    fn reread(&mut self, repairable: bool) -> Vec<usize>;
+
+    /// The next message read once more (see [`Walk::reread`]).
+    fn again(&mut self, m: Message);
 }
 
 /// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
@@ -233,13 +251,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk
         doc.problems.push(p);
         return doc;
     }
-    // Room for every node at once: a buffer grown by doubling holds its old and its new copy
-    // at each step, the last one as large as the tree.
-    let mut room = Vec::new();
-    // When the address space is short, the buffer grows as it goes.
-    let _ = room.try_reserve_exact(node_bound(bytes));
-    let mut nodes = NodeBuf(room);
-    let tree = match parse_into(bytes, &mut nodes) {
+    let tree = match parse_whole(bytes) {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
@@ -417,8 +429,22 @@ fn read_found_with(
         }
         if let Some(m) = dialect.read(tree, n, &mcx) {
             match walk.as_deref_mut() {
-                Some(w) => w.message(m),
+                Some(w) => w.message(i, m),
                 None => builder.push(m),
+            }
+        }
+    }
+    if let Some(w) = walk {
+        let repairable = foreign.is_empty() && unread.is_empty() && f.array.is_some();
+        for i in w.reread(repairable) {
+            let mcx = ReadCx {
+                pointer: pointer(i),
+                base: cx.base,
+                line: cx.line,
+                cursor: cx.cursor,
+            };
+            if let Some(m) = dialect.read(tree, nodes[i], &mcx) {
+                w.again(m);
             }
         }
     }
