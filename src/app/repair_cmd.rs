@@ -177,7 +177,7 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
             tally.add(counts, &repaired);
             if let Some(written) = streamed {
                 let put = match written {
-                    Written::Nothing => Ok(()),
+                    Written::Nothing | Written::Direct(_) => Ok(()),
                     Written::Stdout(mut file) => {
                         use std::io::Seek;
                         file.rewind()?;

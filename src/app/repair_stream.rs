@@ -19,7 +19,8 @@ pub const NOTE_ABOVE: u64 = 16 << 20;
 /// Where a streamed repair's output goes.
 #[derive(Debug, Clone, Copy)]
 pub enum Target<'a> {
-    /// Standard output (through a temporary file: the output is printed in input order).
+    /// Standard output: directly when it can take output back (see [`Direct`]), else
+    /// through a temporary file printed once the repair is complete.
     Stdout,
     /// This file (`-o`).
     File(&'a Path),
@@ -36,6 +37,8 @@ pub enum Written {
     Nothing,
     /// A temporary file holding the output for standard output.
     Stdout(File),
+    /// Standard output itself, written as the repair went (see [`Direct`]).
+    Direct(Direct),
     /// A new version of a file, with the stamp the input had when it was read (a file).
     Staged(Staged, Option<Stamp>),
 }
@@ -116,6 +119,12 @@ pub fn repair(
     }
     let failed_write = out.failed;
     drop(out);
+    if result.is_err() {
+        // Whatever went to standard output is taken back: a whole reading writes it again.
+        written
+            .abandon()
+            .context("cannot take back the output written to standard output")?;
+    }
     Ok(match result {
         Ok(streamed) => Ok((streamed, written)),
         Err(NotStreamed::Whole(why)) => Err((why, spooled)),
@@ -135,9 +144,12 @@ impl Written {
     fn for_target(target: Target<'_>, input: &Input, stamp: Option<Stamp>) -> Result<Written> {
         Ok(match target {
             Target::Nowhere => Written::Nothing,
-            Target::Stdout => {
-                Written::Stdout(tempfile::tempfile().context("cannot create a temporary file")?)
-            }
+            Target::Stdout => match Direct::stdout() {
+                Some(direct) => Written::Direct(direct),
+                None => {
+                    Written::Stdout(tempfile::tempfile().context("cannot create a temporary file")?)
+                }
+            },
             Target::File(_) | Target::InPlace => {
                 Written::Staged(Staged::next_to(destination(target, input))?, stamp)
             }
@@ -149,8 +161,62 @@ impl Written {
         match self {
             Written::Nothing => Box::new(std::io::sink()),
             Written::Stdout(file) => Box::new(file),
+            Written::Direct(direct) => Box::new(&direct.file),
             Written::Staged(staged, _) => Box::new(staged.file()),
         }
+    }
+
+    /// Take back what went to standard output directly; the rest is dropped unused.
+    fn abandon(&mut self) -> std::io::Result<()> {
+        match self {
+            Written::Direct(direct) => direct.rewind(),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Standard output written directly, without a temporary copy: a regular file whose offset is
+/// at its end (as after `>`), whose output can be taken back by truncating it to where it
+/// began, or `/dev/null`. A pipe or a terminal cannot take output back, so the repair goes
+/// through a temporary file and is printed once it is complete.
+#[derive(Debug)]
+pub struct Direct {
+    /// A duplicate of standard output's descriptor (it shares its offset).
+    file: File,
+    /// Where the output began, for a regular file.
+    start: Option<u64>,
+}
+
+impl Direct {
+    /// Standard output, if it can take back what was written to it.
+    fn stdout() -> Option<Direct> {
+        use std::io::Seek;
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let mut file = File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+        let meta = file.metadata().ok()?;
+        if meta.is_file() {
+            let at = file.stream_position().ok()?;
+            return (at == meta.len()).then_some(Direct {
+                file,
+                start: Some(at),
+            });
+        }
+        let null = std::fs::metadata("/dev/null").ok()?;
+        (meta.file_type().is_char_device() && null.file_type().is_char_device())
+            .then_some(())
+            .filter(|()| meta.rdev() == null.rdev())
+            .map(|()| Direct { file, start: None })
+    }
+
+    /// Truncate the file back to where the output began, and write from there again.
+    fn rewind(&mut self) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        if let Some(start) = self.start {
+            self.file.set_len(start)?;
+            self.file.seek(SeekFrom::Start(start))?;
+        }
+        Ok(())
     }
 }
 
@@ -176,7 +242,7 @@ fn cannot_write(target: Target<'_>, input: &Input) -> String {
                 toolmend::escape_control(&dir.display().to_string())
             )
         }
-        _ => "cannot write a temporary file".to_string(),
+        _ => "cannot write the repaired output".to_string(),
     }
 }
 
@@ -223,8 +289,13 @@ pub fn whole_into(
     let mut out = BufWriter::new(written.writer());
     let repaired = analysed
         .repair_to(loaded, options, &mut out)
-        .and_then(|r| out.flush().map(|()| r))
-        .with_context(|| cannot_write(target, input))?;
+        .and_then(|r| out.flush().map(|()| r));
     drop(out);
-    Ok((repaired, written))
+    if repaired.is_err() {
+        let _ = written.abandon();
+    }
+    Ok((
+        repaired.with_context(|| cannot_write(target, input))?,
+        written,
+    ))
 }
