@@ -6,8 +6,8 @@
 //! most of them are ruled out by their key names alone.
 //!
 //! Soundness rests on each dialect's sets being necessary conditions of its claims, which its
-//! `claim_keys` justifies next to `claims`; the tests (`gate/tests.rs`) check it over every
-//! object of every fixture and corpus file and over generated messages.
+//! `claim_keys` justifies next to `claims`; `read/gate_tests.rs` checks it over every object
+//! of every fixture and corpus file and over generated messages, against the ungated answers.
 
 use crate::json::{Kind, NodeId, Tree};
 
@@ -199,6 +199,12 @@ impl Keys {
         keys
     }
 
+    /// The member names that have a bit (not the value shapes).
+    #[cfg(test)]
+    pub(crate) fn plain_names() -> &'static [&'static str] {
+        &NAMES[..NAMES.len() - 2]
+    }
+
     /// The names of the keys in this set (for messages of tests).
     pub fn names(self) -> Vec<&'static str> {
         (0..NAMES.len())
@@ -208,49 +214,88 @@ impl Keys {
     }
 }
 
-/// The bit of a member name among the plain names of [`NAMES`] (not the value shapes): a
-/// `match`, which compares the length first.
+/// The bit of a member name among the plain names of [`NAMES`] (not the value shapes): by
+/// length first, then among the few names of that length (compared as fixed-size words).
 fn index(name: &[u8]) -> Option<usize> {
-    Some(match name {
-        b"type" => 0,
-        b"timestamp" => 1,
-        b"payload" => 2,
-        b"record_type" => 3,
-        b"id" => 4,
-        b"instructions" => 5,
-        b"git" => 6,
-        b"message" => 7,
-        b"event" => 8,
-        b"source" => 9,
-        b"kind" => 10,
-        b"action" => 11,
-        b"observation" => 12,
-        b"state" => 13,
-        b"messageID" => 14,
-        b"sessionID" => 15,
-        b"sessionId" => 16,
-        b"projectHash" => 17,
-        b"$set" => 18,
-        b"$rewindTo" => 19,
-        b"role" => 20,
-        b"time" => 21,
-        b"lc" => 22,
-        b"kwargs" => 23,
-        b"data" => 24,
-        b"content" => 25,
-        b"parts" => 26,
-        b"toolCalls" => 27,
-        b"summary" => 28,
-        b"encrypted_content" => 29,
-        b"call_id" => 30,
-        b"approval_request_id" => 31,
-        b"tool_call_ids" => 32,
-        b"agent" => 33,
-        b"message_type" => 34,
-        b"thought" => 35,
-        b"function_call" => 36,
-        b"tool_calls" => 37,
-        b"tool_call_id" => 38,
+    Some(match name.len() {
+        2 => match name {
+            b"id" => 4,
+            b"lc" => 22,
+            _ => return None,
+        },
+        3 => match name {
+            b"git" => 6,
+            _ => return None,
+        },
+        4 => match name {
+            b"type" => 0,
+            b"kind" => 10,
+            b"$set" => 18,
+            b"role" => 20,
+            b"time" => 21,
+            b"data" => 24,
+            _ => return None,
+        },
+        5 => match name {
+            b"event" => 8,
+            b"state" => 13,
+            b"parts" => 26,
+            b"agent" => 33,
+            _ => return None,
+        },
+        6 => match name {
+            b"source" => 9,
+            b"action" => 11,
+            b"kwargs" => 23,
+            _ => return None,
+        },
+        7 => match name {
+            b"payload" => 2,
+            b"message" => 7,
+            b"content" => 25,
+            b"summary" => 28,
+            b"call_id" => 30,
+            b"thought" => 35,
+            _ => return None,
+        },
+        9 => match name {
+            b"timestamp" => 1,
+            b"messageID" => 14,
+            b"sessionID" => 15,
+            b"sessionId" => 16,
+            b"$rewindTo" => 19,
+            b"toolCalls" => 27,
+            _ => return None,
+        },
+        10 => match name {
+            b"tool_calls" => 37,
+            _ => return None,
+        },
+        11 => match name {
+            b"record_type" => 3,
+            b"observation" => 12,
+            b"projectHash" => 17,
+            _ => return None,
+        },
+        12 => match name {
+            b"instructions" => 5,
+            b"message_type" => 34,
+            b"tool_call_id" => 38,
+            _ => return None,
+        },
+        13 => match name {
+            b"tool_call_ids" => 32,
+            b"function_call" => 36,
+            _ => return None,
+        },
+        17 => match name {
+            b"encrypted_content" => 29,
+            _ => return None,
+        },
+        19 => match name {
+            b"approval_request_id" => 31,
+            _ => return None,
+        },
         _ => return None,
     })
 }
@@ -280,4 +325,33 @@ pub fn first_claim(
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::{Keys, NAMES, index};
+    use crate::json::parse;
+
+    #[test]
+    fn every_name_has_its_bit() {
+        for (i, name) in NAMES.iter().enumerate() {
+            let plain = i < NAMES.len() - 2;
+            assert_eq!(index(name.as_bytes()), plain.then_some(i), "{name}");
+        }
+        assert_eq!(index(b"types"), None);
+        assert_eq!(index(b""), None);
+    }
+
+    #[test]
+    fn keys_are_read_as_get_reads_them() {
+        let t =
+            parse(br#"{"r\u006fle":"fun\u0063tion","content":"x","content":[],"x":{"type":1}}"#)
+                .unwrap();
+        let keys = Keys::of(&t, t.root());
+        assert_eq!(
+            keys.names(),
+            ["role", "content", "content: [...]", "role: \"function\""]
+        );
+        let t = parse(br#"[{"role":"function"}]"#).unwrap();
+        assert_eq!(Keys::of(&t, t.root()), Keys::NONE);
+        let t = parse(br#"{"role":"user","role":"function"}"#).unwrap();
+        assert!(Keys::of(&t, t.root()).holds(Keys::ROLE_FUNCTION));
+    }
+}

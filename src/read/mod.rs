@@ -3,6 +3,9 @@
 
 mod lines;
 
+#[cfg(test)]
+mod gate_tests;
+
 use crate::dialect::gate::{self, Keys};
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
 use crate::json::{ErrorKind, NodeBuf, NodeId, Tree, parse, parse_into};

@@ -1,4 +1,4 @@
-//! The gate never shuts on a dialect that claims: over every object of every fixture and
+//! The gate of `dialect::gate` never shuts on a dialect that claims: over every object of every fixture and
 //! corpus file, and over generated messages mixing the keys and values found there (fixed
 //! seeds), each dialect's claims is asked whatever its gate says, and the gated answers
 //! (`first_claim`, the foreign-message check) are compared with the ungated ones.
@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{Keys, NAMES, first_claim, index, may_claim};
+use super::foreign_message;
+use crate::dialect::gate::{Keys, first_claim, may_claim};
 use crate::dialect::{Cursor, Dialect, ReadCx, all};
 use crate::json::{Kind, NodeId, Tree, parse};
 use crate::model::{Foreign, Message};
-use crate::read::foreign_message;
 
 /// Fixture and corpus files holding JSON (the corpus only when it is there).
 fn files() -> Vec<PathBuf> {
@@ -132,31 +132,6 @@ fn check(tree: &Tree<'_>, node: NodeId, what: &str, foreign: bool, tally: &mut T
             tree.raw_str(node)
         );
     }
-}
-
-#[test]
-fn every_name_has_its_bit() {
-    for (i, name) in NAMES.iter().enumerate() {
-        let plain = i < NAMES.len() - 2;
-        assert_eq!(index(name.as_bytes()), plain.then_some(i), "{name}");
-    }
-    assert_eq!(index(b"types"), None);
-    assert_eq!(index(b""), None);
-}
-
-#[test]
-fn keys_are_read_as_get_reads_them() {
-    let t = parse(br#"{"r\u006fle":"fun\u0063tion","content":"x","content":[],"x":{"type":1}}"#)
-        .unwrap();
-    let keys = Keys::of(&t, t.root());
-    assert_eq!(
-        keys.names(),
-        ["role", "content", "content: [...]", "role: \"function\""]
-    );
-    let t = parse(br#"[{"role":"function"}]"#).unwrap();
-    assert_eq!(Keys::of(&t, t.root()), Keys::NONE);
-    let t = parse(br#"{"role":"user","role":"function"}"#).unwrap();
-    assert!(Keys::of(&t, t.root()).holds(Keys::ROLE_FUNCTION));
 }
 
 #[test]
@@ -322,7 +297,7 @@ fn mutate(
 #[test]
 fn the_gate_never_shuts_on_a_claim_of_generated_messages() {
     let (seeds, values) = samples();
-    let mut keys: Vec<&str> = NAMES[..NAMES.len() - 2].to_vec();
+    let mut keys: Vec<&str> = Keys::plain_names().to_vec();
     keys.extend([
         "uuid",
         "parentUuid",
