@@ -12,6 +12,12 @@ use std::ffi::OsString;
 
 use pyo3::prelude::*;
 
+/// mimalloc, as in the `toolmend` binary, tuned by [`toolmend::cli::tune_allocator`] when the
+/// module is loaded: the engine's threads allocate and free as they do there. Only the
+/// extension's own memory comes from it; Python objects keep Python's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(
     _toolmend,
     ToolmendError,
@@ -30,6 +36,7 @@ fn main(py: Python<'_>, args: Vec<OsString>) -> u8 {
 /// The native module.
 #[pymodule]
 fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    toolmend::cli::tune_allocator();
     m.add("ToolmendError", m.py().get_type::<ToolmendError>())?;
     m.add("SEED_PLACEHOLDER", toolmend::SEED_PLACEHOLDER)?;
     m.add("DIALECTS", toolmend::dialect_names())?;
