@@ -3,6 +3,10 @@
 
 mod lines;
 
+#[cfg(test)]
+mod gate_tests;
+
+use crate::dialect::gate::{self, Keys};
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
 use crate::json::{ErrorKind, NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
@@ -368,10 +372,9 @@ fn detect(
         return (d, GIVEN.into());
     }
     for (i, &n) in nodes.iter().enumerate() {
-        for d in dialect::all() {
-            if let Some(why) = d.claims(tree, n) {
-                return (*d, format!("message {i} is {why}"));
-            }
+        let keys = Keys::of(tree, n);
+        if let Some((d, why)) = gate::first_claim(dialect::all(), tree, n, keys) {
+            return (d, format!("message {i} is {why}"));
         }
     }
     (dialect::fallback(), FALLBACK_WHY.into())
@@ -511,15 +514,22 @@ pub(crate) fn foreign_message(
     dialect: &dyn Dialect,
     cx: &ReadCx<'_>,
 ) -> Option<crate::model::Foreign> {
-    if dialect.claims(tree, node).is_some() {
+    // Only the dialects whose claim keys the message has can claim it (see `dialect::gate`);
+    // the keys are not gathered for a dialect that states none (its claims is asked anyway).
+    let keys = (!gate::may_claim(dialect, Keys::NONE)).then(|| Keys::of(tree, node));
+    if keys.is_none_or(|k| gate::may_claim(dialect, k)) && dialect.claims(tree, node).is_some() {
         return None;
     }
+    let keys = keys.unwrap_or_else(|| Keys::of(tree, node));
     let tools =
         |m: Option<Message>| m.is_some_and(|m| !m.calls.is_empty() || !m.results.is_empty());
-    let (other, why) = dialect::all().iter().find_map(|d| {
-        let why = d.claims(tree, node)?;
-        tools(d.read(tree, node, cx)).then_some((*d, why))
-    })?;
+    let (other, why) = dialect::all()
+        .iter()
+        .filter(|d| gate::may_claim(**d, keys))
+        .find_map(|d| {
+            let why = d.claims(tree, node)?;
+            tools(d.read(tree, node, cx)).then_some((*d, why))
+        })?;
     if tools(dialect.read(tree, node, cx)) {
         return None;
     }
