@@ -34,7 +34,11 @@ compare.write_doc(sys.argv[1], int(float(sys.argv[2]) * 1e6), random.Random(7))'
             'BEGIN { printf "%-8s %-30s %8s %10.0f %7.2f\n", mb " MB", l, s, kb / 1024, kb * 1024 / b }'
     }
     run "lint -j1" "$bin" lint -j1 "$doc"
+    run "repair -j1 > stdout" "$bin" repair -j1 "$doc"
     run "repair -j1 -o OUT" "$bin" repair -j1 "$doc" -o "$work/out.json"
     run "repair -j1 --check" "$bin" repair -j1 --check "$doc"
-    rm -f "$work/out.json" "$doc"
+    cp "$doc" "$work/copy.json"
+    run "repair -j1 --in-place" "$bin" repair -j1 --in-place "$work/copy.json"
+    run "repair -j1 --duplicate-ids" "$bin" repair -j1 --duplicate-ids re-id --check "$doc"
+    rm -f "$work/out.json" "$work/copy.json" "$doc"
 done

@@ -11,13 +11,15 @@ use std::collections::BTreeMap;
 
 use crate::analysis::{Defect, WalkOptions, Walker};
 use crate::dialect::Dialect;
+use crate::document_windows::{Windows, windowed};
+use crate::edit::RepairOptions;
 use crate::finding::Finding;
 use crate::lint::{
     ConvInfo, LintOptions, ToolStats, conversation_defects, conversation_findings, count_calls,
     count_dangling, dialect_of, document_findings, sent,
 };
 use crate::model::{Container, Message};
-use crate::read::{Format, Numbering, ReadOptions, Walk, guess_format, read_with};
+use crate::read::{Format, Numbering, ReadDoc, ReadOptions, Walk, guess_format, read_with};
 use crate::target;
 
 /// What linting a JSON document found: what [`crate::Analysed`] gives for it, without the
@@ -59,6 +61,29 @@ pub struct ReadConversation {
 /// when the document is not read as one JSON value (JSON Lines), or when an option needs
 /// every message of a conversation at once (`tail`, `deerflow`): analyse it whole then.
 pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<DocumentLint> {
+    walk_document(name, bytes, options, None).map(|walked| walked.lint)
+}
+
+/// A document walked by [`walk_document`].
+pub(crate) struct Walked {
+    /// What linting it found.
+    pub lint: DocumentLint,
+    /// What was read: the conversations, without the messages that were walked.
+    pub doc: ReadDoc,
+    /// Per conversation: its defects (what lint reports), and the messages a repair needs
+    /// when the conversation's messages were walked rather than kept.
+    pub conversations: Vec<(Vec<Defect>, Option<Windows>)>,
+}
+
+/// Lint a JSON document as [`lint_document`] does. With `repair`, the messages each fix of
+/// a walked conversation needs are read again and kept (see [`Windows`]); the conversations
+/// whose dialect's fixes may look further are kept whole instead.
+pub(crate) fn walk_document(
+    name: &str,
+    bytes: &[u8],
+    options: &LintOptions,
+    repair: Option<&RepairOptions>,
+) -> Option<Walked> {
     if options.tail.is_some() || options.deerflow {
         return None;
     }
@@ -75,6 +100,7 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
     };
     let mut walk = DocWalk {
         options,
+        repair,
         walks: Vec::new(),
         stats: BTreeMap::new(),
     };
@@ -86,11 +112,12 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
     };
     out.findings = document_findings(name, &doc);
     let mut stats = walk.stats;
+    let mut conversations = Vec::with_capacity(doc.conversations.len());
     for (conv, walked) in doc.conversations.iter().zip(walk.walks) {
         let d = dialect_of(conv);
-        let (defects, info, messages) = match walked {
+        let (defects, info, messages, windows) = match walked {
             Some(w) => {
-                out.calls_checked += w.walker.calls_checked();
+                out.calls_checked += w.calls_checked;
                 let info = ConvInfo {
                     index: conv.index,
                     last_turn: w.last_turn.unwrap_or(0),
@@ -101,7 +128,7 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
                         || !conv.unread.is_empty()
                         || !d.repairs(),
                 };
-                (sent(d, w.walker.finish()), info, w.numbering.count())
+                (w.defects, info, w.numbering.count(), w.windows)
             }
             None => {
                 // (`tail` and `deerflow` are not set here: see above.)
@@ -110,7 +137,7 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
                 for m in &conv.messages {
                     count_calls(&mut stats, m);
                 }
-                (defects, ConvInfo::of(conv), conv.messages.len())
+                (defects, ConvInfo::of(conv), conv.messages.len(), None)
             }
         };
         // Tool keys the dialect does not read: what the walk says is not to be trusted.
@@ -136,15 +163,24 @@ pub fn lint_document(name: &str, bytes: &[u8], options: &LintOptions) -> Option<
             messages,
             detection: conv.detection.clone(),
         });
+        if repair.is_some() {
+            conversations.push((defects, windows));
+        }
     }
     out.findings.sort_by_key(|f| (f.line, f.column, f.rule));
     out.stats = stats;
-    Some(out)
+    Some(Walked {
+        lint: out,
+        doc,
+        conversations,
+    })
 }
 
 /// The walks of a document's conversations, fed while they are read.
 struct DocWalk<'o> {
     options: &'o LintOptions,
+    /// A repair is to follow: keep what its fixes need.
+    repair: Option<&'o RepairOptions>,
     /// One entry per conversation read, in order: its walk, or `None` when its messages
     /// were kept in the model.
     walks: Vec<Option<ConvWalk>>,
@@ -154,27 +190,40 @@ struct DocWalk<'o> {
 
 /// The walk of one conversation.
 struct ConvWalk {
-    walker: Walker,
+    dialect: &'static dyn Dialect,
+    /// The walk, until the conversation has been read.
+    walker: Option<Walker>,
     numbering: Numbering,
     /// Index of the last message that does not continue an earlier one.
     last_turn: Option<usize>,
+    /// What the walk found, once the conversation has been read.
+    calls_checked: usize,
+    defects: Vec<Defect>,
+    /// What a repair of the conversation needs (with a repair to follow).
+    windows: Option<Windows>,
 }
 
 impl Walk for DocWalk<'_> {
-    /// Messages of a dialect that judges the whole conversation are kept.
+    /// Messages of a dialect that judges the whole conversation are kept, and with a repair
+    /// to follow, those of a dialect whose fixes may look beyond their answer windows.
     fn begin(&mut self, dialect: &'static dyn Dialect) -> bool {
-        let walk = dialect.streams().then(|| {
+        let windowed = self.repair.is_none() || windowed(dialect);
+        let walk = (dialect.streams() && windowed).then(|| {
             let judge = target::judge(dialect, self.options.target);
             ConvWalk {
-                walker: Walker::new(
+                dialect,
+                walker: Some(Walker::new(
                     judge.window,
                     WalkOptions {
                         tail: false,
                         unique_ids: judge.unique_ids,
                     },
-                ),
+                )),
                 numbering: Numbering::default(),
                 last_turn: None,
+                calls_checked: 0,
+                defects: Vec::new(),
+                windows: self.repair.map(|_| Windows::new(judge.window)),
             }
         });
         let taken = walk.is_some();
@@ -182,15 +231,45 @@ impl Walk for DocWalk<'_> {
         taken
     }
 
-    /// Numbered, walked and dropped.
-    fn message(&mut self, mut m: Message) {
+    /// Numbered, walked and dropped (what a repair needs of it is noted).
+    fn message(&mut self, at: usize, mut m: Message) {
         if let Some(Some(w)) = self.walks.last_mut() {
             w.numbering.number(&mut m);
             if !m.continuation {
                 w.last_turn = Some(m.index);
             }
             count_calls(&mut self.stats, &m);
-            w.walker.push(&m);
+            if let Some(walker) = &mut w.walker {
+                walker.push(&m);
+            }
+            if let Some(windows) = &mut w.windows {
+                windows.note(at, &m);
+            }
+        }
+    }
+
+    /// The walk ends; with a repair to follow, the messages its fixes need are read again.
+    fn reread(&mut self, repairable: bool) -> Vec<usize> {
+        let Some(Some(w)) = self.walks.last_mut() else {
+            return Vec::new();
+        };
+        if let Some(walker) = w.walker.take() {
+            w.calls_checked = walker.calls_checked();
+            w.defects = sent(w.dialect, walker.finish());
+        }
+        match (&mut w.windows, self.repair) {
+            (Some(windows), Some(options)) if repairable && w.dialect.repairs() => {
+                windows.wanted(&w.defects, options)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn again(&mut self, m: Message) {
+        if let Some(Some(w)) = self.walks.last_mut()
+            && let Some(windows) = &mut w.windows
+        {
+            windows.keep(m);
         }
     }
 }

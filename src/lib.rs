@@ -46,6 +46,8 @@ mod analysis;
 mod batches;
 mod dialect;
 mod document_lint;
+mod document_repair;
+mod document_windows;
 mod edit;
 mod explain;
 mod finding;
@@ -71,6 +73,7 @@ pub mod store;
 
 pub use batches::{Found as FoundBatch, batches as find_batches, hitl_findings};
 pub use document_lint::{DocumentLint, ReadConversation, lint_document};
+pub use document_repair::{NotPlanned, PlannedDocument, plan_document};
 pub use explain::{Example, Explanation, explain};
 pub use finding::{Finding, Fix};
 pub use lint::{Analysed, LintOptions as Options, ToolStats};

@@ -124,8 +124,36 @@ pub fn lint_lines<R: BufRead>(
     )
 }
 
-/// The report of a document read whole (a pretty-printed document saved as `.jsonl`).
+/// The report of a document read whole (a pretty-printed document saved as `.jsonl`): linted
+/// as [`crate::lint_document`] walks it (or analysed whole when an option needs that).
 fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamReport {
+    let read = LintOptions {
+        read: crate::read::ReadOptions {
+            format: Some(crate::read::Format::Json),
+            ..options.read.clone()
+        },
+        ..options.clone()
+    };
+    let Some(doc) = crate::lint_document(path, bytes, &read) else {
+        return analysed_document(path, bytes, options);
+    };
+    StreamReport {
+        findings: doc.findings,
+        conversations: doc.conversations.len(),
+        calls_checked: doc.calls_checked,
+        stats: doc.stats,
+        detections: doc
+            .conversations
+            .iter()
+            .map(|c| one_document(&c.pointer, c.dialect, c.messages, &c.detection))
+            .collect(),
+        skippable: doc.skippable,
+        ..StreamReport::default()
+    }
+}
+
+/// [`whole_document`] of a document analysed whole (`--tail`, `--profile deerflow`).
+fn analysed_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamReport {
     let analysed = crate::lint::analyse(path, bytes, options);
     StreamReport {
         findings: analysed.findings(path),
@@ -136,19 +164,16 @@ fn whole_document(path: &str, bytes: &[u8], options: &LintOptions) -> StreamRepo
             .doc
             .conversations
             .iter()
-            .map(|c| {
-                format!(
-                    "`{}`: {} ({} messages) — one JSON document; {}",
-                    c.pointer,
-                    c.dialect,
-                    c.messages.len(),
-                    c.detection
-                )
-            })
+            .map(|c| one_document(&c.pointer, c.dialect, c.messages.len(), &c.detection))
             .collect(),
         skippable: analysed.doc.skippable(),
         ..StreamReport::default()
     }
+}
+
+/// The detection of a conversation of a document read whole.
+fn one_document(pointer: &str, dialect: &str, messages: usize, why: &str) -> String {
+    format!("`{pointer}`: {dialect} ({messages} messages) — one JSON document; {why}")
 }
 
 fn stream_lines<R: BufRead>(
@@ -192,8 +217,9 @@ fn stream_lines<R: BufRead>(
 const BLOCK_BYTES: usize = 512 << 10;
 
 /// Read the lines of `reader` in blocks: each block's lines are prepared in parallel and taken in
-/// order (the dialect choice, threads, record logs), while the walks take the block before. A
-/// stream of one block is read line by line. Memory holds two blocks and what they read.
+/// order (the dialect choice, threads, record logs), while the walks take the block before and
+/// this thread reads the block after, so reading the file is not a step of its own. A stream of
+/// one block is read line by line. Memory holds three blocks and what two of them read.
 fn in_blocks<R: Read>(
     reader: R,
     options: &ReadOptions,
@@ -220,31 +246,40 @@ fn in_blocks<R: Read>(
         return Ok(());
     }
     let mut spare = Spare::default();
-    let mut taken = take_block(&first, options, lines, chain, &mut spare);
-    blocks.recycle(first);
-    // The stream is read on this thread (it need not be `Send`); the block read is prepared
-    // while the walks take the one before.
-    while let Some(block) = blocks.next_block()? {
-        let walked = std::mem::take(&mut taken);
-        let ((), next) = rayon::join(
-            || walked.replay(sink),
-            || take_block(&block, options, lines, chain, &mut spare),
-        );
-        taken = next;
+    // What the block before gave, to walk; and an emptied list to take the next block into
+    // (the two lists take turns, so their room is not grown again for every block).
+    let (mut taken, mut emptied) = (Taken::default(), Taken::default());
+    let mut block = first;
+    loop {
+        let (walked, into) = (std::mem::take(&mut taken), std::mem::take(&mut emptied));
+        let (now, next, spent) = (&block, &mut taken, &mut emptied);
+        let (lines, chain, spare, sink) = (&mut *lines, &mut *chain, &mut spare, &mut *sink);
+        // The stream is read on this thread (it need not be `Send`), while the pool walks the
+        // lines taken before and prepares and takes this block's.
+        let read = rayon::in_place_scope(|scope| {
+            scope.spawn(move |_| *spent = walked.replay(sink));
+            scope.spawn(move |_| *next = take_block(now, options, lines, chain, spare, into));
+            blocks.next_block()
+        });
         blocks.recycle(block);
+        match read? {
+            Some(after) => block = after,
+            None => break,
+        }
     }
     taken.replay(sink);
     Ok(())
 }
 
 /// Prepare the lines of `block` in parallel (a block read before the dialect is chosen is read
-/// as the dialect its first claimed line names), then take them in order.
+/// as the dialect its first claimed line names), then take them in order, into `taken` (empty).
 fn take_block(
     block: &blocks::Block,
     options: &ReadOptions,
     lines: &mut LinesReader<'_>,
     chain: &mut ChainReader,
     spare: &mut Spare,
+    mut taken: Taken,
 ) -> Taken {
     let known = lines.known();
     let mut bufs = spare.lend(block);
@@ -264,7 +299,6 @@ fn take_block(
     {
         prepared.par_iter_mut().for_each(|p| p.read_as(d));
     }
-    let mut taken = Taken::default();
     spare.clear();
     for ((line, links), i) in prepared.into_iter().zip(chains).zip(0..) {
         if let Some(buf) = lines.take(line, &mut taken) {
@@ -328,8 +362,9 @@ enum Event {
 }
 
 impl Taken {
-    fn replay(self, sink: &mut dyn LineSink) {
-        for event in self.0 {
+    /// Hand the events to `sink`, in order; gives back the emptied list.
+    fn replay(mut self, sink: &mut dyn LineSink) -> Taken {
+        for event in self.0.drain(..) {
             match event {
                 Event::Message(d, t, m) => sink.message(d, t, m),
                 Event::Foreign(d, t, f) => sink.foreign(d, t, f),
@@ -338,6 +373,7 @@ impl Taken {
                 Event::Problem(p) => sink.problem(p),
             }
         }
+        self
     }
 }
 

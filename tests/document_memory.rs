@@ -155,3 +155,46 @@ fn options_that_need_every_message_and_json_lines_are_left_to_the_whole_analysis
     let lines = b"{\"role\": \"user\", \"content\": \"hi\"}\n{\"role\": \"assistant\", \"content\": \"yo\"}\n";
     assert!(toolmend::lint_document("t.jsonl", lines, &Options::default()).is_none());
 }
+
+#[test]
+fn a_pretty_document_saved_as_jsonl_lints_as_the_whole_analysis_does() {
+    // Read whole as the document it is, and walked as `lint_document` walks a `.json`.
+    let files = common::files::all_with_extensions(&["json"]);
+    let mut documents = 0;
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let name = format!("{}.jsonl", path.display());
+        let options = Options::default();
+        let report = toolmend::lint_lines(&name, std::io::Cursor::new(&bytes), &options).unwrap();
+        let whole = toolmend::analyse(&name, &bytes, &options);
+        if whole.doc.format != Some(toolmend::Format::Json) {
+            continue;
+        }
+        documents += 1;
+        assert_eq!(report.findings, whole.findings(&name), "{name}");
+        assert_eq!(report.calls_checked, whole.calls_checked, "{name}");
+        assert_eq!(report.stats, whole.tool_stats(), "{name}");
+        assert_eq!(
+            report.conversations,
+            whole.doc.conversations.len(),
+            "{name}"
+        );
+        assert_eq!(report.skippable, whole.doc.skippable(), "{name}");
+        let detections: Vec<String> = whole
+            .doc
+            .conversations
+            .iter()
+            .map(|c| {
+                format!(
+                    "`{}`: {} ({} messages) — one JSON document; {}",
+                    c.pointer,
+                    c.dialect,
+                    c.messages.len(),
+                    c.detection
+                )
+            })
+            .collect();
+        assert_eq!(report.detections, detections, "{name}");
+    }
+    assert!(documents > 50, "{documents} pretty documents");
+}

@@ -300,3 +300,100 @@ fn big_files_read_in_parallel_blocks_lint_the_same_on_every_thread_count() {
         }
     }
 }
+
+/// A directory of many small files, more than the batches worked ahead at once (16 inputs per
+/// thread each): logs with and without findings, JSON that is no log, a file that is not
+/// JSON, and names whose order is byte order (`A` < `a`, ` ` < `-` < `.`), with files before
+/// the subdirectories they sort among. Lint and `repair --check` print the same on every
+/// thread count, and the files come in that order.
+#[test]
+fn many_small_files_are_worked_and_taken_in_walk_order_on_every_thread_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dangling = |i: usize| {
+        format!(
+            r#"{{"messages":[{{"role":"user","content":"go {i}"}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"run","arguments":"{{}}"}}}}]}}]}}"#
+        )
+    };
+    let answered = |i: usize| {
+        format!(
+            r#"{{"messages":[{{"role":"user","content":"go {i}"}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"run","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c{i}","content":"ok"}}]}}"#
+        )
+    };
+    let sub = dir.path().join("logs");
+    std::fs::create_dir_all(sub.join("m")).expect("dirs");
+    for i in 0..400 {
+        let text = match i % 7 {
+            0 => r#"{"name":"not a log","version":"1.0.0"}"#.to_string(),
+            3 => "{ torn".to_string(),
+            1 | 4 => answered(i),
+            _ => dangling(i),
+        };
+        let at = if i % 5 == 0 {
+            sub.join("m")
+        } else {
+            sub.clone()
+        };
+        std::fs::write(at.join(format!("run-{i:04}.json")), text).expect("write");
+    }
+    for name in [
+        "A.json", "a.json", "a b.json", "a-b.json", "a.b.json", "m.json", "ma.json",
+    ] {
+        std::fs::write(sub.join(name), dangling(name.len())).expect("write");
+    }
+    let run = |args: &[&str], threads: &str| {
+        bin::run(dir.path(), &[args, &["-j", threads, "logs"]].concat())
+    };
+    for args in [
+        &["lint"][..],
+        &["lint", "--format", "json"],
+        &["repair", "--check"],
+    ] {
+        let one = run(args, "1");
+        assert!(
+            !one.stdout.is_empty() || !one.stderr.is_empty(),
+            "{args:?}: nothing said"
+        );
+        for threads in ["2", "3", "0"] {
+            let many = run(args, threads);
+            assert_eq!(
+                one.status.code(),
+                many.status.code(),
+                "{args:?} -j {threads}"
+            );
+            assert!(
+                one.stdout == many.stdout,
+                "{args:?} -j {threads}: standard output differs"
+            );
+            assert!(
+                one.stderr == many.stderr,
+                "{args:?} -j {threads}: standard error differs"
+            );
+        }
+    }
+    let text = String::from_utf8(run(&["lint"], "2").stdout).expect("utf-8");
+    let order: Vec<&str> = [
+        "A.json",
+        "a b.json",
+        "a-b.json",
+        "a.b.json",
+        "a.json",
+        "m.json",
+        "ma.json",
+        "run-0002.json",
+        "run-0398.json",
+        "m/run-0005.json",
+    ]
+    .into_iter()
+    .collect();
+    let at: Vec<usize> = order
+        .iter()
+        .map(|name| {
+            text.find(&format!("logs/{name}:"))
+                .unwrap_or_else(|| panic!("no finding for {name}:\n{text}"))
+        })
+        .collect();
+    assert!(
+        at.is_sorted(),
+        "files out of walk order: {order:?} at {at:?}"
+    );
+}

@@ -78,7 +78,8 @@ pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
     let mut findings = Vec::new();
     let mut totals = Totals::default();
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
-    let work = Work::new(a.input.threads, !a.input.no_progress)?;
+    // A file's result is its findings, not its bytes.
+    let work = Work::new(a.input.threads, !a.input.no_progress)?.light_results();
     work.each(
         &inputs,
         |input, meter| {

@@ -150,7 +150,7 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
                 && !a.quiet
             {
                 super::say(format_args!(
-                    "{}: read whole, not as a stream ({why}): memory grows with the file",
+                    "{}: {why}",
                     toolmend::escape_control(&input.name)
                 ));
             }
@@ -283,7 +283,7 @@ struct Done {
     repaired: Repaired,
     /// The output of a repair streamed as it read.
     streamed: Option<Written>,
-    /// Why a large JSON Lines file was read whole instead.
+    /// What to say of a large file repaired in memory that grows with it, and why.
     note: Option<String>,
     /// The input was read whole (`loaded` holds it).
     whole: bool,
@@ -320,6 +320,11 @@ fn repair_database(
     super::db::repair(path, &input.name, lint_opts, options, &write, a.quiet)
 }
 
+/// The note on a JSON Lines file read whole, not streamed, because of `why`.
+fn whole_note(why: &str) -> String {
+    format!("read whole, not as a stream ({why}): memory grows with the file")
+}
+
 /// Findings of a document, and how many of them the repair fixed.
 #[derive(Clone, Copy)]
 struct Counts {
@@ -346,7 +351,7 @@ fn mend(
             .and_then(|p| std::fs::metadata(p).ok())
             .map_or(0, |m| m.len());
         note = (size >= super::repair_stream::NOTE_ABOVE)
-            .then(|| "--diff and --format json need both versions whole".to_string());
+            .then(|| whole_note("--diff and --format json need both versions whole"));
     }
     if let Some(target) = target
         && eligible
@@ -359,7 +364,7 @@ fn mend(
                     (None, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
                     (None, None) => 0,
                 };
-                note = (size >= super::repair_stream::NOTE_ABOVE).then_some(why);
+                note = (size >= super::repair_stream::NOTE_ABOVE).then(|| whole_note(&why));
                 spooled = kept;
             }
         }
@@ -382,12 +387,27 @@ fn mend(
         None => toolmend::io::inputs::load(input)?,
     };
     meter.add(loaded.len() as u64);
+    if let Some(target) = target {
+        // A JSON document: planned without a model of every message when it can be.
+        match toolmend::plan_document(&input.name, &loaded, lint_opts, options) {
+            Ok(planned) => return planned_done(input, loaded, planned, target, stamp, note),
+            Err(toolmend::NotPlanned::Whole(why))
+                if note.is_none() && loaded.len() as u64 >= super::repair_stream::NOTE_ABOVE =>
+            {
+                note = Some(format!(
+                    "repaired with a model of every message ({why}): memory grows with the file"
+                ));
+            }
+            Err(_) => {}
+        }
+    }
     let analysed = toolmend::analyse(&input.name, &loaded, lint_opts);
     let (repaired, streamed) = match target {
         Some(target) => {
-            let (repaired, written) = super::repair_stream::whole_into(
-                input, &loaded, &analysed, options, target, stamp,
-            )?;
+            let (repaired, written) =
+                super::repair_stream::whole_into(input, target, stamp, |out| {
+                    analysed.repair_to(&loaded, options, out)
+                })?;
             (repaired, Some(written))
         }
         None => (analysed.repair(&loaded, options), None),
@@ -406,6 +426,39 @@ fn mend(
         skipped: input.walked && analysed.doc.skippable(),
         refused,
         streamed,
+        note,
+        whole: true,
+    })
+}
+
+/// The [`Done`] of a JSON document whose repair was planned without a model of every
+/// message: the output is written into `target`.
+fn planned_done(
+    input: &toolmend::io::inputs::Input,
+    loaded: Vec<u8>,
+    mut planned: toolmend::PlannedDocument,
+    target: Target<'_>,
+    stamp: Option<write::Stamp>,
+    note: Option<String>,
+) -> Result<Done> {
+    let lint = std::mem::take(&mut planned.lint);
+    let (repaired, written) = super::repair_stream::whole_into(input, target, stamp, |out| {
+        planned.write_to(&loaded, out)?;
+        Ok(planned.repaired)
+    })?;
+    let counts = counts(lint.findings.len(), &repaired);
+    let refused = lint
+        .findings
+        .into_iter()
+        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
+        .map(|f| f.message);
+    Ok(Done {
+        loaded,
+        repaired,
+        counts,
+        skipped: input.walked && lint.skippable,
+        refused,
+        streamed: Some(written),
         note,
         whole: true,
     })

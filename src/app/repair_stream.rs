@@ -275,21 +275,17 @@ impl<W: Write> Write for Failing<W> {
     }
 }
 
-/// Repair `input`, read whole as `loaded` and analysed, writing the output into `target`
-/// without a second copy in memory.
+/// Repair `input`, read whole, writing the output into `target` without a second copy in
+/// memory: `repair` writes it to the writer it is given.
 pub fn whole_into(
     input: &Input,
-    loaded: &[u8],
-    analysed: &toolmend::Analysed,
-    options: &RepairOptions,
     target: Target<'_>,
     stamp: Option<Stamp>,
+    repair: impl FnOnce(&mut dyn Write) -> std::io::Result<toolmend::Repaired>,
 ) -> Result<(toolmend::Repaired, Written)> {
     let mut written = Written::for_target(target, input, stamp)?;
     let mut out = BufWriter::new(written.writer());
-    let repaired = analysed
-        .repair_to(loaded, options, &mut out)
-        .and_then(|r| out.flush().map(|()| r));
+    let repaired = repair(&mut out).and_then(|r| out.flush().map(|()| r));
     drop(out);
     if repaired.is_err() {
         let _ = written.abandon();

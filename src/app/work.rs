@@ -21,7 +21,7 @@ use toolmend::io::inputs::Input;
 /// A batch ends after this many bytes of input (one input at least).
 const BATCH_BYTES: u64 = 16 << 20;
 /// Inputs per batch and thread, at most.
-const BATCH_PER_THREAD: usize = 8;
+const BATCH_PER_THREAD: usize = 16;
 /// Batches worked ahead of the one being taken (their results are held until taken).
 const BATCHES_AHEAD: usize = 4;
 /// A bar appears only once the work has run this long.
@@ -31,6 +31,8 @@ const SHOW_AFTER: Duration = Duration::from_secs(1);
 pub struct Work {
     pool: rayon::ThreadPool,
     progress: bool,
+    /// The results hold the inputs' bytes: batches are cut by bytes too (see [`BATCH_BYTES`]).
+    heavy: bool,
 }
 
 impl Work {
@@ -44,7 +46,20 @@ impl Work {
         let progress = progress
             && std::io::stderr().is_terminal()
             && std::env::var_os("CI").is_none_or(|v| v.is_empty());
-        Ok(Work { pool, progress })
+        Ok(Work {
+            pool,
+            progress,
+            heavy: true,
+        })
+    }
+
+    /// The results are small (findings, not the inputs' bytes): batches are cut by count, and
+    /// no input's size is looked up before it is worked (unless a bar may be drawn).
+    pub fn light_results(self) -> Work {
+        Work {
+            heavy: false,
+            ..self
+        }
     }
 
     /// Run `work` on every input in parallel (counting what it reads on the [`Meter`]), then
@@ -62,10 +77,13 @@ impl Work {
         mut take: impl FnMut(&Input, R) -> Result<()>,
     ) -> Result<()> {
         let threads = self.pool.current_num_threads().max(1);
-        let sizes: Vec<u64> = if threads == 1 {
-            inputs.iter().map(size).collect()
-        } else {
-            self.pool.install(|| inputs.par_iter().map(size).collect())
+        // Sizes are looked up only where they are used: for the bar's total, and to cut the
+        // batches of heavy results by bytes.
+        let sized = self.progress || (self.heavy && threads > 1);
+        let sizes: Vec<u64> = match (sized, threads) {
+            (false, _) => Vec::new(),
+            (true, 1) => inputs.iter().map(size).collect(),
+            (true, _) => self.pool.install(|| inputs.par_iter().map(size).collect()),
         };
         let meter = Meter::start(self.progress, inputs.len(), sizes.iter().sum());
         if threads == 1 {
@@ -75,7 +93,7 @@ impl Work {
                 meter.file_done();
             }
         } else {
-            let batches = batches(&sizes, threads * BATCH_PER_THREAD);
+            let batches = batches(inputs.len(), &sizes, threads * BATCH_PER_THREAD);
             let (work, meter) = (&work, &meter);
             self.pool.in_place_scope(|scope| -> Result<()> {
                 type Done<R> = std::thread::Result<Vec<R>>;
@@ -115,15 +133,15 @@ impl Work {
     }
 }
 
-/// Cut the inputs of `sizes` into batches of at most `per_batch` inputs and [`BATCH_BYTES`].
-fn batches(sizes: &[u64], per_batch: usize) -> Vec<std::ops::Range<usize>> {
+/// Cut `count` inputs into batches of at most `per_batch` inputs and, when their `sizes` are
+/// given (empty: not looked up), [`BATCH_BYTES`].
+fn batches(count: usize, sizes: &[u64], per_batch: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
-    while start < sizes.len() {
+    while start < count {
         let (mut end, mut bytes) = (start, 0);
-        while end < sizes.len() && end - start < per_batch && (end == start || bytes < BATCH_BYTES)
-        {
-            bytes += sizes[end];
+        while end < count && end - start < per_batch && (end == start || bytes < BATCH_BYTES) {
+            bytes += sizes.get(end).copied().unwrap_or(0);
             end += 1;
         }
         out.push(start..end);
@@ -240,7 +258,20 @@ impl<R: Read> Read for Counted<'_, R> {
 mod tests {
     use std::io::Read;
 
-    use super::Meter;
+    use super::{BATCH_BYTES, Meter, batches};
+
+    #[test]
+    fn batches_are_cut_by_count_and_by_bytes_when_sizes_are_known() {
+        assert_eq!(batches(5, &[], 2), vec![0..2, 2..4, 4..5]);
+        assert!(batches(0, &[], 2).is_empty());
+        let big = BATCH_BYTES;
+        assert_eq!(
+            batches(5, &[1, big, 1, 1, big + 1], 3),
+            vec![0..2, 2..5],
+            "a batch ends once it holds the limit, and holds one input at least"
+        );
+        assert_eq!(batches(3, &[big * 2, 1, 1], 3), vec![0..1, 1..3]);
+    }
 
     #[test]
     fn a_streamed_file_moves_the_bar_by_the_bytes_read() {

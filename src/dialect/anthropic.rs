@@ -11,6 +11,7 @@
 //! string: the API joins consecutive user messages into one turn, so the results still open
 //! it, and no existing byte changes.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree, parse};
@@ -66,6 +67,12 @@ impl Dialect for Anthropic {
                 _ => None,
             }
         })
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `content_blocks`: `role`, and `content` as an array.
+        const NEEDS: &[Keys] = &[Keys::ROLE.and(Keys::CONTENT_ARRAY)];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -11,6 +11,7 @@
 //! after the calling one when the next message is not a user message (Converse also wants
 //! user and assistant turns to alternate, which both keep).
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
@@ -49,6 +50,12 @@ impl Dialect for Bedrock {
                 None
             }
         })
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `content_blocks`: `role`, and `content` as an array.
+        const NEEDS: &[Keys] = &[Keys::ROLE.and(Keys::CONTENT_ARRAY)];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -25,6 +25,7 @@
 //! Repairs are Anthropic's (a `tool_result` with `is_error: true` at the front of the next
 //! user message): both extensions read the file back as it is.
 
+use super::gate::Keys;
 use std::collections::HashSet;
 
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
@@ -151,6 +152,12 @@ impl Dialect for Cline {
     /// Never claimed by content (it is Anthropic's): chosen by the file name.
     fn claims(&self, _: &Tree<'_>, _: NodeId) -> Option<&'static str> {
         None
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // Chosen by file name only: it never claims.
+        const NEEDS: &[Keys] = &[];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

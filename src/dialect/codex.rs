@@ -23,6 +23,7 @@
 //! Not modelled: a `compacted` line replaces the history before it when Codex resumes, so a
 //! call left dangling before one would not be replayed; it is still reported.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, NodeId, Tree};
@@ -100,6 +101,12 @@ impl Dialect for CodexRollout {
             && tree.get(node, "timestamp").is_some()
             && tree.get(node, "payload").is_some())
         .then_some("a Codex rollout line ({\"timestamp\", \"type\", \"payload\"})")
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `type`, `timestamp` and `payload` are all looked up and must be there.
+        const NEEDS: &[Keys] = &[Keys::TYPE.and(Keys::TIMESTAMP).and(Keys::PAYLOAD)];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -12,6 +12,7 @@
 //! (0.171.0: the `older-form` case of `tests/codex_resume` shows it sends nothing), and
 //! the versions that wrote it were not checked, so no app is known to read a repair back.
 
+use super::gate::Keys;
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::Message;
@@ -61,6 +62,16 @@ impl Dialect for CodexLegacy {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // A `record_type` line, or a header: `id`, `timestamp`, and `instructions` or `git`.
+        const NEEDS: &[Keys] = &[
+            Keys::RECORD_TYPE,
+            Keys::ID.and(Keys::TIMESTAMP).and(Keys::INSTRUCTIONS),
+            Keys::ID.and(Keys::TIMESTAMP).and(Keys::GIT),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

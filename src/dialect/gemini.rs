@@ -6,6 +6,7 @@
 //! content gets the pairing key `name#k`, and so does the k-th id-less response to `name` in
 //! a content. Such keys only steer the analysis; they are never written out.
 
+use super::gate;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree, parse};
@@ -107,6 +108,12 @@ impl Dialect for Gemini {
             return Some("a Content object ({\"role\": \"user\"|\"model\", \"parts\": [...]})");
         }
         None
+    }
+
+    fn claim_keys(&self) -> &'static [gate::Keys] {
+        // Both branches need the `parts` array.
+        const NEEDS: &[gate::Keys] = &[gate::Keys::PARTS];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -12,6 +12,7 @@
 //! result are answered inline and never dangling. The `status` field is not consulted: resume
 //! does not consult it either.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
@@ -68,6 +69,12 @@ impl Dialect for GeminiCli {
         let first = tree.children(calls).next()?;
         (tree.kind(first) == Kind::Object && tree.get(first, "name").is_some())
             .then_some("a Gemini CLI chat record ({\"type\": \"gemini\", \"toolCalls\": [...]})")
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `tool_calls` needs `type` (`gemini`) and `toolCalls`.
+        const NEEDS: &[Keys] = &[Keys::TYPE.and(Keys::TOOL_CALLS_CAMEL)];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

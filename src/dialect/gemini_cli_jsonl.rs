@@ -18,6 +18,7 @@
 //! `result`) are the `gemini-cli` dialect's. Records of `type` `info`, `error` and `warning`
 //! are shown in the terminal and never sent to the model; they are passed through.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
@@ -83,6 +84,16 @@ impl Dialect for GeminiCliJsonl {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // A header (`sessionId`, `projectHash`), a `$set` or a `$rewindTo` line.
+        const NEEDS: &[Keys] = &[
+            Keys::SESSION_ID_CAMEL.and(Keys::PROJECT_HASH),
+            Keys::SET,
+            Keys::REWIND_TO,
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

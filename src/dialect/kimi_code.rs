@@ -21,6 +21,7 @@
 //! (`payload.tool_call_id`)) are read the same way. They are a UI event log: the model's
 //! context is `context.jsonl` next to them, so their pairing is never sent to a model either.
 
+use super::gate::Keys;
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
@@ -76,6 +77,16 @@ impl Dialect for KimiCode {
             }
             _ => None,
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // A legacy record (`timestamp` and `message`), or `type` with `event` or `message`.
+        const NEEDS: &[Keys] = &[
+            Keys::TIMESTAMP.and(Keys::MESSAGE),
+            Keys::TYPE.and(Keys::EVENT),
+            Keys::TYPE.and(Keys::MESSAGE),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -3,6 +3,7 @@
 //! `lc:1` constructor form. Calls are `tool_calls` (and `invalid_tool_calls`, which several
 //! providers are sent as calls too); results are ToolMessages with `tool_call_id`.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
@@ -127,6 +128,16 @@ impl Dialect for LangChain {
                 "a LangChain serialized message ({\"lc\": 1, \"type\": \"constructor\"})"
             }
         })
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `form`: a constructor (`lc` is 1, then `id` and `kwargs`; no falling through), or `type` with `data` or `content`.
+        const NEEDS: &[Keys] = &[
+            Keys::LC.and(Keys::ID).and(Keys::KWARGS),
+            Keys::TYPE.and(Keys::DATA),
+            Keys::TYPE.and(Keys::CONTENT),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

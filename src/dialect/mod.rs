@@ -9,6 +9,7 @@ mod cline;
 mod codex;
 mod codex_legacy;
 mod common;
+pub mod gate;
 mod gemini;
 mod gemini_cli;
 mod gemini_cli_jsonl;
@@ -74,6 +75,14 @@ pub trait Dialect: Sync {
 
     /// Why the message (or line) `node` is unmistakably this dialect, or `None`.
     fn claims(&self, tree: &Tree<'_>, node: NodeId) -> Option<&'static str>;
+
+    /// Sets of keys of which the message `node` must hold one whole set (see [`gate::Keys`])
+    /// for [`Dialect::claims`] to be anything but `None`: a necessary condition, so that
+    /// [`gate`] asks only the dialects that may claim. No set: it never claims. The default,
+    /// the empty set, is no condition.
+    fn claim_keys(&self) -> &'static [gate::Keys] {
+        &[gate::Keys::NONE]
+    }
 
     /// Read one element of the message list (or one line) into the neutral model; `None` when
     /// it is not a message (it is then passed through untouched).

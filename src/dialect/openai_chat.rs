@@ -1,6 +1,7 @@
 //! OpenAI Chat Completions: assistant `tool_calls[].id`, answered by `role:"tool"` messages
 //! carrying `tool_call_id`, in the contiguous run right after the assistant message.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
@@ -37,6 +38,15 @@ impl Dialect for OpenAiChat {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `role`, and `tool_calls` or `tool_call_id`.
+        const NEEDS: &[Keys] = &[
+            Keys::ROLE.and(Keys::TOOL_CALLS),
+            Keys::ROLE.and(Keys::TOOL_CALL_ID),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -10,6 +10,7 @@
 //! does reject is reported: a `function` message without `name`, and a `function_call` with an
 //! empty name.
 
+use super::gate::Keys;
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
@@ -51,6 +52,12 @@ impl Dialect for OpenAiFunctions {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // A string `role`, and `function_call`, or the role `function`.
+        const NEEDS: &[Keys] = &[Keys::ROLE.and(Keys::FUNCTION_CALL), Keys::ROLE_FUNCTION];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -37,6 +37,7 @@
 //! empty screen and takes a new screenshot. No synthetic marker is written: the API rejects
 //! unknown item fields.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree};
@@ -244,6 +245,18 @@ impl Dialect for OpenAiResponses {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `type`, and the member each branch looks up: `call_id` or `id` (calls, outputs, server items), `approval_request_id`, `summary` or `encrypted_content`.
+        const NEEDS: &[Keys] = &[
+            Keys::TYPE.and(Keys::CALL_ID),
+            Keys::TYPE.and(Keys::ID),
+            Keys::TYPE.and(Keys::APPROVAL_REQUEST_ID),
+            Keys::TYPE.and(Keys::SUMMARY),
+            Keys::TYPE.and(Keys::ENCRYPTED_CONTENT),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

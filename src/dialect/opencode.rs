@@ -25,6 +25,7 @@
 //! message's `time.completed`, else the start: no clock is read, so a repair is
 //! deterministic.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
@@ -91,6 +92,18 @@ impl Dialect for OpenCode {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // A tool part (`type`, `state`, `messageID`) or a message info (`id`, `sessionID`, `role`, `time`).
+        const NEEDS: &[Keys] = &[
+            Keys::TYPE.and(Keys::STATE).and(Keys::MESSAGE_ID),
+            Keys::ID
+                .and(Keys::SESSION_ID_UPPER)
+                .and(Keys::ROLE)
+                .and(Keys::TIME),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -28,6 +28,7 @@
 //! of a call (`ToolCallMatchingProperty`, `ObservationUniquenessProperty`), and a resumed
 //! conversation backfills an interrupted action with an `AgentErrorEvent`: the same verdict.
 
+use super::gate::Keys;
 use crate::analysis::{Defect, Window};
 use crate::json::{NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
@@ -89,6 +90,16 @@ impl Dialect for OpenHands {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `source`, and `kind`, `action` or `observation`.
+        const NEEDS: &[Keys] = &[
+            Keys::SOURCE.and(Keys::KIND),
+            Keys::SOURCE.and(Keys::ACTION),
+            Keys::SOURCE.and(Keys::OBSERVATION),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

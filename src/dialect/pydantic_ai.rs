@@ -14,6 +14,7 @@
 //! leaves alone, and the provider then rejects, is reported: two results for one call, an id
 //! used twice in one response, a call without an id or tool name.
 
+use super::gate::Keys;
 use crate::analysis::{Defect, Window};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
@@ -63,6 +64,12 @@ impl Dialect for PydanticAi {
             "a pydantic-ai message ({\"kind\": \"request\"|\"response\", \"parts\": [{\"part_kind\"…}]}); \
              pydantic-ai closes open calls and drops orphan results itself before each request",
         )
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `parts` needs `kind` and `parts`.
+        const NEEDS: &[Keys] = &[Keys::KIND.and(Keys::PARTS)];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

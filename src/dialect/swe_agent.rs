@@ -16,6 +16,7 @@
 //! copied, `tool_call_ids: [id]`), which SWE-agent reads back as a normal observation when the
 //! trajectory is used as a demonstration.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
@@ -74,6 +75,17 @@ impl Dialect for SweAgent {
         } else {
             None
         }
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `role`, and `tool_call_ids`, or `agent` with one of `message_type`, `thought`, `action`.
+        const NEEDS: &[Keys] = &[
+            Keys::ROLE.and(Keys::TOOL_CALL_IDS),
+            Keys::ROLE.and(Keys::AGENT).and(Keys::MESSAGE_TYPE),
+            Keys::ROLE.and(Keys::AGENT).and(Keys::THOUGHT),
+            Keys::ROLE.and(Keys::AGENT).and(Keys::ACTION),
+        ];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

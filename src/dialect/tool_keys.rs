@@ -89,21 +89,31 @@ const PART_LISTS: [&str; 2] = ["parts", "content"];
 
 /// The first tool key found in `node` (see the module comment for where).
 pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
+    // The message's envelopes, signs and part lists, found in one pass over its members.
+    let own = members_named(tree, node, &MESSAGE_KEYS);
     // The message and the objects under its envelope keys, in that order.
     let mut objects = [node; 1 + ENVELOPES.len()];
     let mut count = 1;
-    for inner in members_named(tree, node, &ENVELOPES).into_iter().flatten() {
-        if tree.kind(inner) == Kind::Object {
-            objects[count] = inner;
+    for inner in own[..ENVELOPES.len()].iter().flatten() {
+        if tree.kind(*inner) == Kind::Object {
+            objects[count] = *inner;
             count += 1;
         }
     }
     let objects = &objects[..count];
-    if let Some(k) = objects.iter().find_map(|&o| sign_in(tree, o)) {
+    let signs = std::array::from_fn(|i| own[MESSAGE_SIGN_AT[i]]);
+    if let Some(k) = sign_among(tree, node, &signs) {
         return Some(k);
     }
-    for &o in objects {
-        for list in members_named(tree, o, &PART_LISTS).into_iter().flatten() {
+    if let Some(k) = objects[1..].iter().find_map(|&o| sign_in(tree, o)) {
+        return Some(k);
+    }
+    for (i, &o) in objects.iter().enumerate() {
+        let lists = match i {
+            0 => [own[MESSAGE_KEYS.len() - 2], own[MESSAGE_KEYS.len() - 1]],
+            _ => members_named(tree, o, &PART_LISTS),
+        };
+        for list in lists.into_iter().flatten() {
             if tree.kind(list) != Kind::Array {
                 continue;
             }
@@ -118,6 +128,28 @@ pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
     }
     None
 }
+
+/// What [`find`] looks up in the message itself: [`ENVELOPES`], then [`SIGN_KEYS`] but
+/// `event` (an envelope too), then [`PART_LISTS`].
+const MESSAGE_KEYS: [&str; 14] = [
+    "message",
+    "data",
+    "kwargs",
+    "payload",
+    "item",
+    "event",
+    "tool_call_ids",
+    "tool_call_metadata",
+    "function_call",
+    "role",
+    "part_kind",
+    "type",
+    "parts",
+    "content",
+];
+
+/// Where each of [`SIGN_KEYS`] is in [`MESSAGE_KEYS`].
+const MESSAGE_SIGN_AT: [usize; SIGN_KEYS.len()] = [6, 7, 8, 9, 10, 11, 5];
 
 /// The distinct keys of [`TOOL_KEYS`], looked up together.
 const SIGN_KEYS: [&str; 7] = [
@@ -163,7 +195,15 @@ const SIGN_AT: [usize; TOOL_KEYS.len()] = {
 
 /// The tool key `obj` carries as one of its own members.
 fn sign_in(tree: &Tree<'_>, obj: NodeId) -> Option<&'static ToolKey> {
-    let found = members_named(tree, obj, &SIGN_KEYS);
+    sign_among(tree, obj, &members_named(tree, obj, &SIGN_KEYS))
+}
+
+/// [`sign_in`], given the members of `obj` named each of [`SIGN_KEYS`].
+fn sign_among(
+    tree: &Tree<'_>,
+    obj: NodeId,
+    found: &[Option<NodeId>; SIGN_KEYS.len()],
+) -> Option<&'static ToolKey> {
     TOOL_KEYS.iter().zip(SIGN_AT).find_map(|(k, at)| {
         let v = match found.get(at) {
             Some(&v) => v,
@@ -173,10 +213,24 @@ fn sign_in(tree: &Tree<'_>, obj: NodeId) -> Option<&'static ToolKey> {
         let sign = if k.values.is_empty() {
             !empty(tree, v)
         } else {
-            tree.str(v).is_some_and(|s| k.values.contains(&s.as_ref()))
+            one_of(tree, v, k.values)
         };
         sign.then_some(k)
     })
+}
+
+/// Is `v` a string equal to one of `values`? Compared raw when it has no escapes (the raw
+/// bytes equal an ASCII value exactly when the decoded text does), decoded otherwise.
+fn one_of(tree: &Tree<'_>, v: NodeId, values: &[&str]) -> bool {
+    if tree.kind(v) != Kind::String {
+        return false;
+    }
+    let raw = tree.raw(v);
+    let inside = &raw[1..raw.len() - 1];
+    if memchr::memchr(b'\\', inside).is_none() {
+        return values.iter().any(|x| x.as_bytes() == inside);
+    }
+    tree.str(v).is_some_and(|s| values.contains(&s.as_ref()))
 }
 
 fn empty(tree: &Tree<'_>, v: NodeId) -> bool {
@@ -237,6 +291,32 @@ mod tests {
     fn sign(src: &str) -> Option<&'static str> {
         let t = parse(src.as_bytes()).unwrap();
         find(&t, t.root()).map(|k| k.key)
+    }
+
+    #[test]
+    fn the_message_keys_hold_envelopes_signs_and_part_lists_in_place() {
+        assert_eq!(MESSAGE_KEYS[..ENVELOPES.len()], ENVELOPES);
+        for (i, key) in SIGN_KEYS.iter().enumerate() {
+            assert_eq!(MESSAGE_KEYS[MESSAGE_SIGN_AT[i]], *key);
+        }
+        assert_eq!(MESSAGE_KEYS[MESSAGE_KEYS.len() - 2..], PART_LISTS);
+    }
+
+    #[test]
+    fn sign_values_are_ascii_so_raw_comparison_holds() {
+        assert!(
+            TOOL_KEYS
+                .iter()
+                .flat_map(|k| k.values)
+                .all(|v| v.is_ascii())
+        );
+        let t =
+            parse(br#"[{"role":"fun\u0063tion"},{"role":"function"},{"role":"functio"}]"#).unwrap();
+        let signs: Vec<_> = t
+            .children(t.root())
+            .map(|m| find(&t, m).is_some())
+            .collect();
+        assert_eq!(signs, [true, true, false]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! answered by the matching `tool-approval-response` until its real result exists, as the SDK
 //! does; that lookup needs the whole message list, so it is made in JSON documents only.
 
+use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Tree, parse};
@@ -62,6 +63,12 @@ impl Dialect for VercelAi {
                     && tree.get(p, "toolCallId").is_some()
             })
             .then_some("a ModelMessage with `tool-call` / `tool-result` content parts")
+    }
+
+    fn claim_keys(&self) -> &'static [Keys] {
+        // `role`, and `content` as an array.
+        const NEEDS: &[Keys] = &[Keys::ROLE.and(Keys::CONTENT_ARRAY)];
+        NEEDS
     }
 
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
@@ -186,7 +187,10 @@ fn walk(root: &Path, inputs: &mut Vec<Input>, errors: &mut Vec<Error>) {
                 Err(e) => errors.push(Error::io(&dir, "cannot read directory", e)),
             }
         }
-        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        // Entries of one directory share its path up to their names, so their bytes sort as
+        // their names, as `Path`'s order (component by component) would, at a fraction of the
+        // cost.
+        paths.sort_unstable_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
         let mut subdirs = Vec::new();
         for (p, listed) in paths {
             let looked_up = match listed {

@@ -247,19 +247,19 @@ pub fn line_col(src: &[u8], offset: usize) -> (usize, usize) {
 }
 
 /// The number of characters in `bytes`: the bytes that do not continue a UTF-8 sequence
-/// (`0b10xx_xxxx`), counted eight at a time.
+/// (`0b10xx_xxxx`, below -64 as a signed byte). Counted in blocks of 128 bytes whose count
+/// fits a byte, which the compiler turns into vector compares and adds.
 pub fn char_count(bytes: &[u8]) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = bytes.chunks_exact(8);
-    let mut continuing = 0;
-    for chunk in chunks.by_ref() {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        // Bit 7 set and bit 6 clear: bit 6 of each byte is moved onto bit 7 by the shift.
-        let marks = word & !(word << 1) & HIGH;
-        continuing += (marks >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56;
-    }
-    let rest = chunks.remainder();
-    bytes.len() - continuing as usize - rest.iter().filter(|&&b| (b & 0xC0) == 0x80).count()
+    let continuing: usize = bytes
+        .chunks(128)
+        .map(|block| {
+            let n = block
+                .iter()
+                .fold(0u8, |n, &b| n + u8::from((b as i8) < -64));
+            usize::from(n)
+        })
+        .sum();
+    bytes.len() - continuing
 }
 
 /// Iterator over the children of a container node.

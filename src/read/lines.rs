@@ -515,9 +515,10 @@ pub fn prepare<'t>(
     } else {
         let claim = match known.dialect {
             Some(_) => None,
-            None => dialect::all()
-                .iter()
-                .find_map(|d| d.claims(&tree, root).map(|why| (*d, why))),
+            None => {
+                let keys = dialect::gate::Keys::of(&tree, root);
+                dialect::gate::first_claim(dialect::all(), &tree, root, keys)
+            }
         };
         Shape::Message { claim, ahead: None }
     };

@@ -3,6 +3,10 @@
 
 mod lines;
 
+#[cfg(test)]
+mod gate_tests;
+
+use crate::dialect::gate::{self, Keys};
 use crate::dialect::{self, Cursor, Dialect, ReadCx, TaskFile};
 use crate::json::{ErrorKind, NodeBuf, NodeId, Tree, parse, parse_into};
 use crate::locate::{self, Found};
@@ -125,7 +129,16 @@ pub(crate) fn one_document(bytes: &[u8]) -> bool {
     let first = bytes
         .split(|&b| b == b'\n')
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
-    first.is_some_and(|line| !first_line_parses(line)) && parse(bytes).is_ok()
+    first.is_some_and(|line| !first_line_parses(line)) && parse_whole(bytes).is_ok()
+}
+
+/// Parse a whole document into room reserved once for all its nodes: a buffer grown by
+/// doubling holds its old and its new copy at each step, the last one as large as the tree.
+fn parse_whole(bytes: &[u8]) -> Result<Tree<'_>, crate::json::ParseError> {
+    let mut room = Vec::new();
+    // When the address space is short, the buffer grows as it goes.
+    let _ = room.try_reserve_exact(node_bound(bytes));
+    parse_into(bytes, &mut NodeBuf(room))
 }
 
 /// Does the first line of a JSON Lines file parse on its own? (When it does not, the file may
@@ -155,8 +168,17 @@ pub(crate) trait Walk {
     /// [`Walk::message`], `false` when they are to be kept in the model.
     fn begin(&mut self, dialect: &'static dyn Dialect) -> bool;
 
-    /// The next message of the conversation begun last.
-    fn message(&mut self, m: Message);
+    /// The next message of the conversation begun last; `at` is its element's position in
+    /// the conversation's list of message values.
+    fn message(&mut self, at: usize, m: Message);
+
+    /// The conversation begun last has been read (`repairable`: it holds no foreign or
+    /// unread message and sits in an array): the positions of the elements to read once more,
+    /// in order, each given to [`Walk::again`] while the tree is still there.
+    fn reread(&mut self, repairable: bool) -> Vec<usize>;
+
+    /// The next message read once more (see [`Walk::reread`]).
+    fn again(&mut self, m: Message);
 }
 
 /// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
@@ -233,13 +255,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk
         doc.problems.push(p);
         return doc;
     }
-    // Room for every node at once: a buffer grown by doubling holds its old and its new copy
-    // at each step, the last one as large as the tree.
-    let mut room = Vec::new();
-    // When the address space is short, the buffer grows as it goes.
-    let _ = room.try_reserve_exact(node_bound(bytes));
-    let mut nodes = NodeBuf(room);
-    let tree = match parse_into(bytes, &mut nodes) {
+    let tree = match parse_whole(bytes) {
         Ok(t) => t,
         Err(e) => {
             // Several values one after another: most likely JSON Lines under another name.
@@ -356,10 +372,9 @@ fn detect(
         return (d, GIVEN.into());
     }
     for (i, &n) in nodes.iter().enumerate() {
-        for d in dialect::all() {
-            if let Some(why) = d.claims(tree, n) {
-                return (*d, format!("message {i} is {why}"));
-            }
+        let keys = Keys::of(tree, n);
+        if let Some((d, why)) = gate::first_claim(dialect::all(), tree, n, keys) {
+            return (d, format!("message {i} is {why}"));
         }
     }
     (dialect::fallback(), FALLBACK_WHY.into())
@@ -417,8 +432,22 @@ fn read_found_with(
         }
         if let Some(m) = dialect.read(tree, n, &mcx) {
             match walk.as_deref_mut() {
-                Some(w) => w.message(m),
+                Some(w) => w.message(i, m),
                 None => builder.push(m),
+            }
+        }
+    }
+    if let Some(w) = walk {
+        let repairable = foreign.is_empty() && unread.is_empty() && f.array.is_some();
+        for i in w.reread(repairable) {
+            let mcx = ReadCx {
+                pointer: pointer(i),
+                base: cx.base,
+                line: cx.line,
+                cursor: cx.cursor,
+            };
+            if let Some(m) = dialect.read(tree, nodes[i], &mcx) {
+                w.again(m);
             }
         }
     }
@@ -485,15 +514,22 @@ pub(crate) fn foreign_message(
     dialect: &dyn Dialect,
     cx: &ReadCx<'_>,
 ) -> Option<crate::model::Foreign> {
-    if dialect.claims(tree, node).is_some() {
+    // Only the dialects whose claim keys the message has can claim it (see `dialect::gate`);
+    // the keys are not gathered for a dialect that states none (its claims is asked anyway).
+    let keys = (!gate::may_claim(dialect, Keys::NONE)).then(|| Keys::of(tree, node));
+    if keys.is_none_or(|k| gate::may_claim(dialect, k)) && dialect.claims(tree, node).is_some() {
         return None;
     }
+    let keys = keys.unwrap_or_else(|| Keys::of(tree, node));
     let tools =
         |m: Option<Message>| m.is_some_and(|m| !m.calls.is_empty() || !m.results.is_empty());
-    let (other, why) = dialect::all().iter().find_map(|d| {
-        let why = d.claims(tree, node)?;
-        tools(d.read(tree, node, cx)).then_some((*d, why))
-    })?;
+    let (other, why) = dialect::all()
+        .iter()
+        .filter(|d| gate::may_claim(**d, keys))
+        .find_map(|d| {
+            let why = d.claims(tree, node)?;
+            tools(d.read(tree, node, cx)).then_some((*d, why))
+        })?;
     if tools(dialect.read(tree, node, cx)) {
         return None;
     }

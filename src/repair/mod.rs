@@ -18,6 +18,7 @@ mod stream;
 mod window;
 
 pub use stream::{NotStreamed, OpenLines, Streamed, check_lines, stream_lines};
+pub(crate) use window::{map_defect, reach};
 
 pub use crate::edit::{
     DuplicatePolicy, Edit, EditSet, OrphanPolicy, RepairCx, RepairOptions, SEED_PLACEHOLDER,
@@ -219,16 +220,9 @@ fn further_rounds(
     analysed: &Analysed,
     options: &RepairOptions,
 ) -> Repaired {
-    let mut repaired = Repaired {
-        changed: !first.edits.is_empty(),
-        output,
-        placeholders: first.placeholders,
-        fixed: first.fixed,
-        fixed_later: first.tree_fixed,
-        edits: applied(1, first.made),
-        torn_tail: torn_tail.map(|(start, line)| (line, src.len() - start)),
-    };
     let mut deferred = first.deferred;
+    let mut repaired = first.repaired(output);
+    repaired.torn_tail = torn_tail.map(|(start, line)| (line, src.len() - start));
     let mut lint_options = analysed.options.clone();
     lint_options.read.format = analysed.doc.format;
     for _ in 1..MAX_ROUNDS {
@@ -289,8 +283,9 @@ fn torn_tail(src: &[u8], analysed: &Analysed) -> Option<(usize, usize)> {
 }
 
 /// The edits of one round over all conversations.
-struct Round {
-    edits: EditSet,
+#[derive(Default)]
+pub(crate) struct Round {
+    pub edits: EditSet,
     /// The groups made: conversation, what they fix, edits.
     made: Vec<(Option<usize>, Label, Vec<Edit>)>,
     /// Claude Code tree findings fixed.
@@ -298,28 +293,58 @@ struct Round {
     placeholders: usize,
     fixed: Vec<Vec<usize>>,
     /// Some fix conflicted with another and was held back.
-    deferred: bool,
+    pub deferred: bool,
+}
+
+impl Round {
+    /// Plan the fixes of the next conversation, `conv` with `defects`, judged for `target`.
+    /// Its messages may be only those the fixes need (see `crate::document_repair`).
+    pub(crate) fn conversation(
+        &mut self,
+        src: &[u8],
+        conv: &Conversation,
+        defects: &[Defect],
+        target: Option<crate::Provider>,
+        options: &RepairOptions,
+    ) {
+        let d = dialect_of(conv);
+        let window = crate::target::judge(d, target).window;
+        let sample = crate::edit::first_result(conv);
+        let p = plan(
+            src,
+            conv,
+            d,
+            window,
+            defects,
+            options,
+            sample,
+            &mut self.edits,
+        );
+        self.made
+            .extend(p.made.into_iter().map(|(l, g)| (Some(conv.index), l, g)));
+        self.placeholders += p.placeholders;
+        self.deferred |= p.deferred;
+        self.fixed.push(p.fixed);
+    }
+
+    /// What the round did, as a repair of one round whose output is `output`.
+    pub(crate) fn repaired(self, output: Vec<u8>) -> Repaired {
+        Repaired {
+            changed: !self.edits.is_empty(),
+            output,
+            placeholders: self.placeholders,
+            fixed: self.fixed,
+            fixed_later: self.tree_fixed,
+            edits: applied(1, self.made),
+            torn_tail: None,
+        }
+    }
 }
 
 fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
-    let mut r = Round {
-        edits: EditSet::default(),
-        tree_fixed: 0,
-        placeholders: 0,
-        fixed: Vec::new(),
-        deferred: false,
-        made: Vec::new(),
-    };
+    let mut r = Round::default();
     for (conv, defects) in analysed.doc.conversations.iter().zip(&analysed.defects) {
-        let d = dialect_of(conv);
-        let window = crate::target::judge(d, analysed.options.target).window;
-        let sample = crate::edit::first_result(conv);
-        let p = plan(src, conv, d, window, defects, options, sample, &mut r.edits);
-        r.made
-            .extend(p.made.into_iter().map(|(l, g)| (Some(conv.index), l, g)));
-        r.placeholders += p.placeholders;
-        r.deferred |= p.deferred;
-        r.fixed.push(p.fixed);
+        r.conversation(src, conv, defects, analysed.options.target, options);
     }
     for (conversation, finding) in &analysed.doc.tree {
         let group = finding.fix.as_ref().and_then(|f| tree_fix(src, f, options));
@@ -414,31 +439,67 @@ pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
 /// message could still belong to it).
 pub(crate) fn window_scan(messages: &[Message], owner: usize, window: Window) -> (usize, bool) {
     // Positions in `messages` stand for message indices (they are equal in a conversation).
+    scan_shapes(messages.len(), owner, window, |i| Shape::of(&messages[i]))
+}
+
+/// What the search for the end of an answer window reads of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// The message's role.
+    pub role: Role,
+    /// It holds calls.
+    pub calls: bool,
+    /// It continues the model message before it.
+    pub continuation: bool,
+}
+
+impl Shape {
+    /// The shape of `m`.
+    pub fn of(m: &Message) -> Shape {
+        Shape {
+            role: m.role,
+            calls: !m.calls.is_empty(),
+            continuation: m.continuation,
+        }
+    }
+}
+
+/// [`window_scan`] over `len` messages known by their shapes (`shape(i)` for message `i`).
+pub(crate) fn scan_shapes(
+    len: usize,
+    owner: usize,
+    window: Window,
+    shape: impl Fn(usize) -> Shape,
+) -> (usize, bool) {
     let mut end = owner;
     if window == Window::NextResponseTurn {
-        for (k, m) in messages[owner + 1..].iter().enumerate() {
-            if m.role != Role::Assistant || m.calls.is_empty() {
+        for k in owner + 1..len {
+            let m = shape(k);
+            if m.role != Role::Assistant || !m.calls {
                 return (end, true);
             }
-            end = owner + 1 + k;
+            end = k;
         }
         return (end, false);
     }
     let runs = matches!(window, Window::CallRun | Window::AfterCall);
     let mut closed = false;
-    for (k, m) in messages[owner + 1..].iter().enumerate() {
+    for k in owner + 1..len {
+        let m = shape(k);
         let inside = m.continuation
             || m.role == Role::Tool
-            || (runs
-                && (m.role == Role::Other || (m.role == Role::Assistant && !m.calls.is_empty())));
+            || (runs && (m.role == Role::Other || (m.role == Role::Assistant && m.calls)));
         if !inside {
             closed = true;
             break;
         }
-        end = owner + 1 + k;
+        end = k;
     }
     // Trailing items that are not results (reasoning before the next turn) stay after.
-    while end > owner && messages[end].role != Role::Tool && !messages[end].continuation {
+    while end > owner && {
+        let m = shape(end);
+        m.role != Role::Tool && !m.continuation
+    } {
         end -= 1;
     }
     (end, closed)

@@ -74,46 +74,7 @@ impl Rebase {
 
     /// A copy of `d` in the buffer's coordinates.
     pub fn defect(&self, d: &Defect) -> Defect {
-        match d {
-            Defect::Dangling { call, cause } => Defect::Dangling {
-                call: self.call_at(call),
-                cause: *cause,
-            },
-            Defect::Orphan { result, later_call } => Defect::Orphan {
-                result: self.result_at(result),
-                later_call: later_call.as_ref().map(|c| self.call_at(c)),
-            },
-            Defect::Misplaced { call, result } => Defect::Misplaced {
-                call: self.call_at(call),
-                result: self.result_at(result),
-            },
-            Defect::DuplicateResult {
-                call,
-                first,
-                result,
-            } => Defect::DuplicateResult {
-                call: self.call_at(call),
-                first: self.result_at(first),
-                result: self.result_at(result),
-            },
-            Defect::DuplicateCallId { first, call } => Defect::DuplicateCallId {
-                first: self.call_at(first),
-                call: self.call_at(call),
-            },
-            Defect::ReusedCallId { first, call } => Defect::ReusedCallId {
-                first: self.call_at(first),
-                call: self.call_at(call),
-            },
-            Defect::MissingCallId { call } => Defect::MissingCallId {
-                call: self.call_at(call),
-            },
-            Defect::MissingToolName { call } => Defect::MissingToolName {
-                call: self.call_at(call),
-            },
-            Defect::MissingResultId { result } => Defect::MissingResultId {
-                result: self.result_at(result),
-            },
-        }
+        map_defect(d, |c| self.call_at(c), |r| self.result_at(r))
     }
 
     /// `conv` moved into the buffer's coordinates (a conversation held by one line).
@@ -127,9 +88,54 @@ impl Rebase {
     }
 }
 
+/// `d` with each of its calls and results replaced by `call` and `result` of it.
+pub(crate) fn map_defect(
+    d: &Defect,
+    call: impl Fn(&CallAt) -> CallAt,
+    result: impl Fn(&ResultAt) -> ResultAt,
+) -> Defect {
+    match d {
+        Defect::Dangling { call: c, cause } => Defect::Dangling {
+            call: call(c),
+            cause: *cause,
+        },
+        Defect::Orphan {
+            result: r,
+            later_call,
+        } => Defect::Orphan {
+            result: result(r),
+            later_call: later_call.as_ref().map(&call),
+        },
+        Defect::Misplaced { call: c, result: r } => Defect::Misplaced {
+            call: call(c),
+            result: result(r),
+        },
+        Defect::DuplicateResult {
+            call: c,
+            first,
+            result: r,
+        } => Defect::DuplicateResult {
+            call: call(c),
+            first: result(first),
+            result: result(r),
+        },
+        Defect::DuplicateCallId { first, call: c } => Defect::DuplicateCallId {
+            first: call(first),
+            call: call(c),
+        },
+        Defect::ReusedCallId { first, call: c } => Defect::ReusedCallId {
+            first: call(first),
+            call: call(c),
+        },
+        Defect::MissingCallId { call: c } => Defect::MissingCallId { call: call(c) },
+        Defect::MissingToolName { call: c } => Defect::MissingToolName { call: call(c) },
+        Defect::MissingResultId { result: r } => Defect::MissingResultId { result: result(r) },
+    }
+}
+
 /// The messages a defect's fix reads or edits, lowest and highest (by index); and the calling
 /// message whose answer window the fix places results after, if it does.
-pub(super) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
+pub(crate) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
     let call = |c: &CallAt| [c.message, c.holder];
     let (indices, owner): (Vec<usize>, Option<usize>) = match d {
         Defect::Dangling { call: c, .. } => (call(c).to_vec(), Some(c.message)),

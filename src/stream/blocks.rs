@@ -9,6 +9,8 @@ use crate::read::Line;
 /// A run of whole lines of the stream.
 #[derive(Debug, Default)]
 pub struct Block {
+    /// The lines' bytes, and after them room that was read into before (kept to be read into
+    /// again without clearing it first).
     bytes: Vec<u8>,
     lines: Vec<At>,
     /// No block follows.
@@ -57,8 +59,11 @@ pub struct Blocks<R> {
     /// Lines longer than this are measured, not kept (0: no limit).
     max: usize,
     size: usize,
-    /// Bytes read and not yet handed out; `buf[0]` is at `offset` in the stream.
+    /// `buf[..filled]`: bytes read and not yet handed out; `buf[0]` is at `offset` in the
+    /// stream. The rest of `buf` is room to read into (already written, so not cleared again:
+    /// a reader that cannot read into uncleared memory would cost a clearing of every block).
     buf: Vec<u8>,
+    filled: usize,
     offset: usize,
     number: usize,
     eof: bool,
@@ -74,6 +79,7 @@ impl<R: Read> Blocks<R> {
             max,
             size: size.max(1),
             buf: Vec::new(),
+            filled: 0,
             offset: 0,
             number: 0,
             eof: false,
@@ -88,10 +94,19 @@ impl<R: Read> Blocks<R> {
 
     /// Read until `buf` holds `want` bytes or the stream ends.
     fn fill(&mut self, want: usize) -> io::Result<()> {
-        while !self.eof && self.buf.len() < want {
-            let more = (want - self.buf.len()) as u64;
-            let n = (&mut self.reader).take(more).read_to_end(&mut self.buf)?;
-            self.eof = (n as u64) < more;
+        if self.eof || self.filled >= want {
+            return Ok(());
+        }
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
+        while !self.eof && self.filled < want {
+            match self.reader.read(&mut self.buf[self.filled..want]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
         }
         Ok(())
     }
@@ -103,41 +118,47 @@ impl<R: Read> Blocks<R> {
             // One byte more than the block, so that a line cut off is known not to be the last.
             self.fill(want + 1)?;
             if self.eof {
-                if self.buf.is_empty() {
+                if self.filled == 0 {
                     return Ok(None);
                 }
+                let end = std::mem::take(&mut self.filled);
                 let bytes = std::mem::take(&mut self.buf);
-                return Ok(Some(self.cut(bytes, true)));
+                return Ok(Some(self.cut(bytes, end, true)));
             }
-            let body = &self.buf[..self.buf.len() - 1];
+            let body = &self.buf[..self.filled - 1];
             if let Some(nl) = memchr::memrchr(b'\n', body) {
+                // The bytes after the block's last line go to the front of the spare room.
+                let left = self.filled - (nl + 1);
                 let mut rest = std::mem::take(&mut self.spare);
-                rest.clear();
-                rest.extend_from_slice(&self.buf[nl + 1..]);
-                self.buf.truncate(nl + 1);
+                if rest.len() < left {
+                    rest.resize(left, 0);
+                }
+                rest[..left].copy_from_slice(&self.buf[nl + 1..self.filled]);
                 let bytes = std::mem::replace(&mut self.buf, rest);
-                return Ok(Some(self.cut(bytes, false)));
+                self.filled = left;
+                return Ok(Some(self.cut(bytes, nl + 1, false)));
             }
             // No line end yet (`body` ends just before the last byte, which may be one) and
             // more than the limit, a line ending included: the line is too long.
-            if self.max > 0 && self.buf.len() > self.max + 1 && self.buf.last() != Some(&b'\n') {
+            if self.max > 0 && self.filled > self.max + 1 && self.buf[self.filled - 1] != b'\n' {
                 return self.skip_long().map(Some);
             }
-            want = self.buf.len() * 2;
+            want = self.filled * 2;
         }
     }
 
-    /// Split `bytes` (whole lines; the last one may lack its newline when `last`) into lines.
-    fn cut(&mut self, bytes: Vec<u8>, last: bool) -> Block {
+    /// Split `bytes[..len]` (whole lines; the last one may lack its newline when `last`) into
+    /// lines.
+    fn cut(&mut self, bytes: Vec<u8>, len: usize, last: bool) -> Block {
         let mut lines = Vec::new();
         let mut from = 0;
-        while from < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |k| from + k);
-            let at_end = last && end + 1 >= bytes.len();
+        while from < len {
+            let end = memchr::memchr(b'\n', &bytes[from..len]).map_or(len, |k| from + k);
+            let at_end = last && end + 1 >= len;
             lines.push(self.line(from, &bytes[from..end], at_end));
             from = end + 1;
         }
-        self.offset += bytes.len();
+        self.offset += len;
         Block { bytes, lines, last }
     }
 
@@ -165,11 +186,12 @@ impl<R: Read> Blocks<R> {
         let start = self.offset;
         let mut len = 0;
         let mut chunk = std::mem::take(&mut self.buf);
-        let mut n = chunk.len();
+        let mut n = std::mem::take(&mut self.filled);
         loop {
             if let Some(k) = memchr::memchr(b'\n', &chunk[..n]) {
                 len += k;
                 self.buf.extend_from_slice(&chunk[k + 1..n]);
+                self.filled = self.buf.len();
                 self.offset += 1;
                 break;
             }
@@ -196,9 +218,9 @@ impl<R: Read> Blocks<R> {
                 start,
                 text: (0, 0),
                 too_long: Some(len),
-                last: self.buf.is_empty() && self.eof,
+                last: self.filled == 0 && self.eof,
             }],
-            last: self.buf.is_empty() && self.eof,
+            last: self.filled == 0 && self.eof,
         })
     }
 }
@@ -221,7 +243,33 @@ mod tests {
         out
     }
 
+    /// A reader that gives at most two bytes at a time, and is interrupted every third call.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1 += 1;
+            if self.1.is_multiple_of(3) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(2).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
     fn by_blocks(src: &[u8], max: usize, size: usize) -> Split {
+        let whole = by_blocks_from(src, max, size);
+        assert_eq!(
+            whole,
+            by_blocks_from(Trickle(src, 0), max, size),
+            "read in trickles"
+        );
+        whole
+    }
+
+    fn by_blocks_from(src: impl Read, max: usize, size: usize) -> Split {
         let mut blocks = Blocks::new(src, max, size);
         let mut out = Vec::new();
         let mut ended = false;
@@ -233,8 +281,10 @@ mod tests {
                     .lines()
                     .map(|l| (l.number, l.start, l.text.to_vec(), l.too_long, l.last)),
             );
+            // The block's room is read into again, as the stream reader does.
+            blocks.recycle(block);
         }
-        assert!(ended || src.is_empty(), "no block said it was the last");
+        assert!(ended || out.is_empty(), "no block said it was the last");
         out
     }
 
