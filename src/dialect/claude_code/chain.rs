@@ -758,7 +758,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
         let Some(parent) = l.parent.get() else {
             continue;
         };
-        let p = ls.name(parent);
+        let p = || ls.name(parent);
         if parent == l.uuid {
             out.push(TreeFinding {
                 rule: Rule::ParentCycle,
@@ -767,7 +767,8 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
-                    "line is its own parent (parentUuid `{p}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail"
+                    "line is its own parent (parentUuid `{}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail",
+                    p()
                 ),
             });
         } else if ls.line_of(parent).is_none() {
@@ -779,7 +780,8 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
-                    "parentUuid `{p}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
+                    "parentUuid `{}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
+                    p(),
                     before.map_or("nothing (the history starts here)".into(), |b| format!("the line before (line {b})"))
                 ),
             });

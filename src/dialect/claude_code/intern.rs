@@ -37,21 +37,37 @@ const HYPHENS: [usize; 4] = [8, 13, 18, 23];
 /// The 128 bits of `s`, when `s` is a lowercase hyphenated uuid.
 fn uuid_bits(s: &str) -> Option<u128> {
     let b = s.as_bytes();
-    if b.len() != 36 {
+    if b.len() != 36 || HYPHENS.iter().any(|&i| b[i] != b'-') {
         return None;
     }
     let mut n = 0u128;
-    for (i, &c) in b.iter().enumerate() {
-        let digit = match c {
-            b'-' if HYPHENS.contains(&i) => continue,
-            b'0'..=b'9' if !HYPHENS.contains(&i) => c - b'0',
-            b'a'..=b'f' if !HYPHENS.contains(&i) => c - b'a' + 10,
-            _ => return None,
-        };
-        n = (n << 4) | u128::from(digit);
+    for part in [&b[..8], &b[9..13], &b[14..18], &b[19..23], &b[24..]] {
+        for &c in part {
+            let v = HEX[c as usize];
+            if v > 15 {
+                return None;
+            }
+            n = (n << 4) | u128::from(v);
+        }
     }
     Some(n)
 }
+
+/// The value of each lowercase hex digit; 255 for any other byte.
+static HEX: [u8; 256] = {
+    let mut t = [255u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// The text [`uuid_bits`] read `n` from.
 fn uuid_text(n: u128) -> String {
@@ -165,6 +181,9 @@ const PUNCTUATION: [(usize, u8); 7] = [
     (23, b'Z'),
 ];
 
+/// Where its digits stand.
+const DIGITS: [usize; 17] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+
 /// The digits of `s` as one number, when `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ` exactly.
 fn pack(s: &str) -> Option<u64> {
     let b = s.as_bytes();
@@ -172,14 +191,12 @@ fn pack(s: &str) -> Option<u64> {
         return None;
     }
     let mut n = 0u64;
-    for (i, &c) in b.iter().enumerate() {
-        if PUNCTUATION.iter().any(|&(k, _)| k == i) {
-            continue;
-        }
-        if !c.is_ascii_digit() {
+    for i in DIGITS {
+        let digit = b[i].wrapping_sub(b'0');
+        if digit > 9 {
             return None;
         }
-        n = n * 10 + u64::from(c - b'0');
+        n = n * 10 + u64::from(digit);
     }
     Some(n)
 }
@@ -187,14 +204,12 @@ fn pack(s: &str) -> Option<u64> {
 /// The text [`pack`] made `n` from.
 fn unpack(mut n: u64) -> String {
     let mut b = [0u8; 24];
-    for i in (0..24).rev() {
-        match PUNCTUATION.iter().find(|&&(k, _)| k == i) {
-            Some(&(_, c)) => b[i] = c,
-            None => {
-                b[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-            }
-        }
+    for (i, c) in PUNCTUATION {
+        b[i] = c;
+    }
+    for i in DIGITS.into_iter().rev() {
+        b[i] = b'0' + (n % 10) as u8;
+        n /= 10;
     }
     String::from_utf8_lossy(&b).into_owned()
 }
