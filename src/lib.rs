@@ -87,7 +87,7 @@ pub use repair::{
 pub use rules::{
     Applicability, FixKinds, Rule, RuleData, Severity, TABLE as RULES, select as select_rules,
 };
-pub use stream::{StreamReport, lint_lines};
+pub use stream::{StreamReport, lint_lines, lint_lines_sized};
 pub use terminal::escape_control;
 
 /// Read and analyse one document named `name` (the name guesses the format and appears in

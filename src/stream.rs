@@ -87,7 +87,19 @@ pub(crate) struct ThreadScan {
 /// forced), and linted as such when it parses as one.
 pub fn lint_lines<R: BufRead>(
     path: &str,
+    reader: R,
+    options: &LintOptions,
+) -> io::Result<StreamReport> {
+    lint_lines_sized(path, reader, 0, options)
+}
+
+/// [`lint_lines`] of a stream that holds `size` bytes (0: unknown): a pretty-printed document
+/// is then read whole into room for exactly its size, rather than into a buffer that doubles
+/// as it fills and leaves its old copy behind.
+pub fn lint_lines_sized<R: BufRead>(
+    path: &str,
     mut reader: R,
+    size: u64,
     options: &LintOptions,
 ) -> io::Result<StreamReport> {
     if options.read.format.is_some() {
@@ -111,6 +123,10 @@ pub fn lint_lines<R: BufRead>(
     let whole_line = line.ends_with(b"\n") || (line.len() as u64) < limit;
     let text = line.strip_suffix(b"\n").unwrap_or(line);
     if !text.is_empty() && whole_line && !crate::read::first_line_parses(text) {
+        let rest = usize::try_from(size)
+            .unwrap_or(0)
+            .saturating_sub(head.len());
+        head.reserve_exact(rest);
         io::Read::read_to_end(&mut reader, &mut head)?;
         if crate::read::one_document(&head) {
             return Ok(whole_document(path, &head, options));

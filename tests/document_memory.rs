@@ -165,7 +165,22 @@ fn a_pretty_document_saved_as_jsonl_lints_as_the_whole_analysis_does() {
         let bytes = std::fs::read(path).unwrap();
         let name = format!("{}.jsonl", path.display());
         let options = Options::default();
-        let report = toolmend::lint_lines(&name, std::io::Cursor::new(&bytes), &options).unwrap();
+        // Read into room for its size when the size is known, into a growing buffer when not;
+        // a wrong size changes nothing but the room.
+        let size = bytes.len() as u64;
+        let report =
+            toolmend::lint_lines_sized(&name, std::io::Cursor::new(&bytes), size, &options)
+                .unwrap();
+        for hint in [0, size / 2, size * 2] {
+            let other =
+                toolmend::lint_lines_sized(&name, std::io::Cursor::new(&bytes), hint, &options)
+                    .unwrap();
+            assert_eq!(
+                (&other.findings, &other.detections),
+                (&report.findings, &report.detections),
+                "{name}, size {hint}"
+            );
+        }
         let whole = toolmend::analyse(&name, &bytes, &options);
         if whole.doc.format != Some(toolmend::Format::Json) {
             continue;

@@ -222,9 +222,11 @@ fn check(
             Some(p) => {
                 let file = std::fs::File::open(p)
                     .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?;
-                toolmend::lint_lines(
+                let size = file.metadata().map_or(0, |m| m.len());
+                toolmend::lint_lines_sized(
                     &input.name,
                     std::io::BufReader::with_capacity(1 << 16, meter.reader(file)),
+                    size,
                     options,
                 )
                 .with_context(|| format!("{}: cannot read", esc(&p.display().to_string())))?
