@@ -454,3 +454,94 @@ impl Session {
         }
     }
 }
+
+/// A session whose only dangling call is answered by placeholders mirroring the file's first
+/// line whose message is one `tool_result` block: a subagent's result on line 1 (`first`,
+/// spelled as given), another on line 2 when `second`.
+fn mirrored_session(first: &str, second: bool) -> Vec<u8> {
+    let envelope = |parent: &str, side: bool, uuid: &str, body: &str| {
+        format!(
+            "{{\"parentUuid\":{parent},\"isSidechain\":{side},\"userType\":\"external\",\"cwd\":\"/w\",\"sessionId\":\"s-1\",\"version\":\"2.0.42\",{body},\"uuid\":\"{uuid}\",\"timestamp\":\"2025-11-03T10:00:00.000Z\"}}\n"
+        )
+    };
+    let result = |text: &str| {
+        format!(
+            "\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"tool_use_id\":\"toolu_side\",\"type\":\"tool_result\",\"content\":\"{text}\"}}]}}"
+        )
+    };
+    let mut s = String::from(first);
+    if second {
+        s += &envelope(
+            "null",
+            true,
+            "00000000-0000-4000-8000-000000000002",
+            &result("second"),
+        );
+    }
+    s += &envelope(
+        "null",
+        false,
+        "00000000-0000-4000-8000-000000000003",
+        "\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"start\"}",
+    );
+    s += &envelope(
+        "\"00000000-0000-4000-8000-000000000003\"",
+        false,
+        "00000000-0000-4000-8000-000000000004",
+        "\"type\":\"assistant\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"Bash\",\"input\":{}}]}",
+    );
+    s += &envelope(
+        "\"00000000-0000-4000-8000-000000000004\"",
+        false,
+        "00000000-0000-4000-8000-000000000005",
+        "\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"bye\"}",
+    );
+    s.into_bytes()
+}
+
+/// The first result line of the file, its keys in an order of its own (which placeholders
+/// mirror), its parent spelled `parent_key`, its text padded by `filler` bytes.
+fn first_result_line(parent_key: &str, filler: usize) -> String {
+    format!(
+        "{{\"uuid\":\"00000000-0000-4000-8000-000000000001\",\"{parent_key}\":null,\"timestamp\":\"2025-11-03T10:00:00.000Z\",\"isSidechain\":true,\"cwd\":\"/w\",\"sessionId\":\"s-1\",\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"content\":\"first{}\",\"tool_use_id\":\"toolu_side\"}}]}},\"toolUseResult\":\"first\"}}\n",
+        "x".repeat(filler)
+    )
+}
+
+/// The line a placeholder mirrors: after a byte order mark, with an escaped `parentUuid` key
+/// (both streamed alike), or too long to analyse (the whole-file repair still mirrors it: the
+/// stream refuses).
+#[test]
+fn the_mirrored_result_line_is_the_whole_file_repairs_or_the_stream_refuses() {
+    let plain = first_result_line("parentUuid", 0);
+    let long = first_result_line("parentUuid", 600);
+    let cases = [
+        ("plain", mirrored_session(&plain, true), 0),
+        (
+            "byte order mark",
+            mirrored_session(&format!("\u{feff}{plain}"), true),
+            0,
+        ),
+        (
+            "escaped key",
+            mirrored_session(&first_result_line("parent\\u0055uid", 0), true),
+            0,
+        ),
+        ("too long", mirrored_session(&long, true), 500),
+        (
+            "too long, the only one",
+            mirrored_session(&long, false),
+            500,
+        ),
+    ];
+    for (name, bytes, limit) in cases {
+        let mut lint = LintOptions::default();
+        lint.read.max_line_bytes = limit;
+        let whole = toolmend::repair(name, &bytes, &lint, &RepairOptions::default());
+        assert!(whole.placeholders > 0, "{name}: no placeholder");
+        match compared(name, &bytes, &lint, &RepairOptions::default()) {
+            Ok(s) => assert!(s.placeholders > 0 && limit == 0, "{name}"),
+            Err(why) => assert!(limit > 0 && why.contains("too long"), "{name}: {why}"),
+        }
+    }
+}

@@ -13,6 +13,7 @@
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
 pub mod chain;
+mod chunked;
 mod held;
 mod intern;
 mod placeholder;

@@ -88,9 +88,21 @@ pub(super) fn repair(
         }
         return Ok(done);
     }
-    let sample = match report.first_result {
-        Some(at) if fixes.iter().any(|f| f.placeholders) => Some(sample_line(open, at)?),
-        _ => None,
+    let sample = if fixes.iter().any(|f| f.placeholders) {
+        // The whole-file repair looks for the line to mirror in lines too long to analyse too.
+        let overlong = report
+            .findings
+            .iter()
+            .filter(|f| f.message.contains(OVERLONG))
+            .map(|f| f.line)
+            .min();
+        match report.first_result {
+            Some(at) => Some(sample_line(open, at, overlong)?),
+            None if overlong.is_some() => return whole(OVERLONG_FIRST),
+            None => None,
+        }
+    } else {
+        None
     };
     let mut nowhere = io::sink();
     let out = match out {
@@ -225,11 +237,26 @@ fn fixes(report: &StreamReport, options: &RepairOptions) -> Result<Vec<Fix>, Not
     Ok(out)
 }
 
+/// What the finding of a line too long to analyse says.
+const OVERLONG: &str = "over the --max-line-bytes limit";
+
+const OVERLONG_FIRST: &str = "a line too long to analyse comes before the first result line, \
+     which a placeholder mirrors (the whole-file repair reads it)";
+
 /// The line at offset `at` (the first whose message is one `tool_result` block), with its
-/// line ending, read from a fresh reader.
-fn sample_line(open: OpenLines<'_, '_>, at: usize) -> Result<Vec<u8>, NotStreamed> {
+/// line ending, read from a fresh reader; refused when the line too long to analyse numbered
+/// `overlong` (the first) comes before it.
+fn sample_line(
+    open: OpenLines<'_, '_>,
+    at: usize,
+    overlong: Option<usize>,
+) -> Result<Vec<u8>, NotStreamed> {
     let mut input = open()?;
-    io::copy(&mut io::Read::take(&mut input, at as u64), &mut io::sink())?;
+    let mut before = LineCount(0);
+    io::copy(&mut io::Read::take(&mut input, at as u64), &mut before)?;
+    if overlong.is_some_and(|n| n <= before.0) {
+        return whole(OVERLONG_FIRST);
+    }
     let mut line = Vec::new();
     input.read_until(b'\n', &mut line)?;
     let text = line.strip_suffix(b"\n").unwrap_or(&line);
@@ -237,6 +264,20 @@ fn sample_line(open: OpenLines<'_, '_>, at: usize) -> Result<Vec<u8>, NotStreame
     match parse(text) {
         Ok(tree) if is_result_line(&tree) => Ok(line),
         _ => whole("the result line a placeholder mirrors is not where the first reading saw it"),
+    }
+}
+
+/// A writer that only counts the line endings written to it.
+struct LineCount(usize);
+
+impl Write for LineCount {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += memchr::memchr_iter(b'\n', buf).count();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -13,12 +13,14 @@
 //! about the tree (TM010–TM014) and, for each result on the path whose call is not, where that
 //! call is.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::intern::{Interner, OptSym, Sym, Texts};
+use super::chunked::Chunked;
+use super::intern::{Names, OptSym, Stamps, Sym};
 use crate::json::{Kind, NodeId, Tree, line_col};
 use crate::locate::members_named;
 use crate::rules::Rule;
@@ -179,11 +181,11 @@ pub struct Chain {
 /// Reads the links of a file line by line; [`ChainReader::finish`] walks them.
 #[derive(Debug, Default)]
 pub struct ChainReader {
-    links: Vec<Link>,
+    links: Chunked<Link>,
     /// The strings of the links.
-    names: Interner,
-    /// Their timestamps (not looked up: kept as they are, without interning).
-    stamps: Texts,
+    names: Names,
+    /// Their timestamps (only read back: kept packed, see [`Stamps`]).
+    stamps: Stamps,
     /// The call and result ids of the links (see [`Link::ids`]).
     ids: Vec<Sym>,
     /// The server tool results of the links that have some (see [`Link::server`]).
@@ -350,7 +352,7 @@ impl ChainReader {
     /// interned again here.
     pub fn append(&mut self, later: ChainReader) {
         let names = &mut self.names;
-        let mut again = |sym: Sym| names.intern(later.names.get(sym));
+        let mut again = |sym: Sym| names.intern_from(&later.names, sym);
         for mut link in later.links {
             let from = link.ids as usize;
             let ids = later.ids[from..from + (link.calls + link.results) as usize].iter();
@@ -371,7 +373,7 @@ impl ChainReader {
             link.timestamp = OptSym::new(
                 link.timestamp
                     .get()
-                    .map(|t| self.stamps.push(later.stamps.get(t))),
+                    .map(|t| self.stamps.push(&later.stamps.get(t))),
             );
             self.links.push(link);
         }
@@ -390,7 +392,7 @@ impl ChainReader {
         if self.untracked {
             return None;
         }
-        let links = &self.links[..];
+        let links = &self.links;
         let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
         if !main.iter().any(|&i| links[i].message) {
             return None;
@@ -498,10 +500,10 @@ const NO: u32 = u32::MAX;
 
 /// The links of a file with their strings, and the line each uuid names.
 struct Links<'r> {
-    links: &'r [Link],
-    names: &'r Interner,
+    links: &'r Chunked<Link>,
+    names: &'r Names,
     ids: &'r [Sym],
-    stamps: &'r Texts,
+    stamps: &'r Stamps,
     servers: &'r [Box<[ServerResult]>],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
@@ -516,7 +518,7 @@ impl Links<'_> {
         }
     }
 
-    fn name(&self, sym: Sym) -> &str {
+    fn name(&self, sym: Sym) -> Cow<'_, str> {
         self.names.get(sym)
     }
 
@@ -756,7 +758,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
         let Some(parent) = l.parent.get() else {
             continue;
         };
-        let p = ls.name(parent);
+        let p = || ls.name(parent);
         if parent == l.uuid {
             out.push(TreeFinding {
                 rule: Rule::ParentCycle,
@@ -765,7 +767,8 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
-                    "line is its own parent (parentUuid `{p}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail"
+                    "line is its own parent (parentUuid `{}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail",
+                    p()
                 ),
             });
         } else if ls.line_of(parent).is_none() {
@@ -777,7 +780,8 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
-                    "parentUuid `{p}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
+                    "parentUuid `{}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
+                    p(),
                     before.map_or("nothing (the history starts here)".into(), |b| format!("the line before (line {b})"))
                 ),
             });
@@ -807,7 +811,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
-                            l.parent.get().map_or("", |p| ls.name(p)),
+                            l.parent.get().map(|p| ls.name(p)).unwrap_or_default(),
                             cycle.len(),
                             links[back].line
                         ),

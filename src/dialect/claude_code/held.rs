@@ -4,6 +4,7 @@
 //! interned, and its calls and results sit in two flat vectors.
 
 use super::chain::Chain;
+use super::chunked::Chunked;
 use super::intern::{Interner, OptSym, Sym};
 use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 
@@ -11,7 +12,7 @@ use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 #[derive(Debug, Default)]
 pub struct Held {
     names: Interner,
-    messages: Vec<HeldMessage>,
+    messages: Chunked<HeldMessage>,
     calls: Vec<HeldCall>,
     results: Vec<HeldResult>,
 }
@@ -41,8 +42,8 @@ struct HeldMessage {
 
 #[derive(Debug)]
 struct HeldCall {
-    id: Option<Sym>,
-    name: Option<Sym>,
+    id: OptSym,
+    name: OptSym,
     pos: Place,
     id_span: Option<Span>,
     kind: Sym,
@@ -51,14 +52,14 @@ struct HeldCall {
 
 #[derive(Debug)]
 struct HeldResult {
-    id: Option<Sym>,
-    name: Option<Sym>,
+    id: OptSym,
+    name: OptSym,
     pos: Place,
     id_span: Option<Span>,
     span: Span,
     leading: bool,
     whole_message: bool,
-    split: Option<Sym>,
+    split: OptSym,
 }
 
 impl Held {
@@ -88,8 +89,8 @@ impl Held {
         for c in m.calls {
             let pos = place(names, c.pos);
             self.calls.push(HeldCall {
-                id: c.id.map(|s| names.intern(&s)),
-                name: c.name.map(|s| names.intern(&s)),
+                id: OptSym::new(c.id.map(|s| names.intern(&s))),
+                name: OptSym::new(c.name.map(|s| names.intern(&s))),
                 pos,
                 id_span: c.id_span,
                 kind: names.intern(&c.kind),
@@ -99,14 +100,14 @@ impl Held {
         for r in m.results {
             let pos = place(names, r.pos);
             self.results.push(HeldResult {
-                id: r.id.map(|s| names.intern(&s)),
-                name: r.name.map(|s| names.intern(&s)),
+                id: OptSym::new(r.id.map(|s| names.intern(&s))),
+                name: OptSym::new(r.name.map(|s| names.intern(&s))),
                 pos,
                 id_span: r.id_span,
                 span: r.span,
                 leading: r.leading,
                 whole_message: r.whole_message,
-                split: r.split.map(|s| names.intern(&s)),
+                split: OptSym::new(r.split.map(|s| names.intern(&s))),
             });
         }
         let group = OptSym::new(m.group.map(|g| self.names.intern(&g)));
@@ -139,8 +140,8 @@ impl Held {
         }
     }
 
-    fn text(&self, sym: Option<Sym>) -> Option<String> {
-        sym.map(|s| self.names.get(s).to_string())
+    fn text(&self, sym: OptSym) -> Option<String> {
+        sym.get().map(|s| self.names.get(s).to_string())
     }
 
     /// Held message `i`, as it was pushed.
@@ -178,7 +179,7 @@ impl Held {
                     split: self.text(r.split),
                 })
                 .collect(),
-            group: self.text(h.group.get()),
+            group: self.text(h.group),
             continuation: false,
         }
     }
@@ -235,6 +236,8 @@ mod tests {
     #[test]
     fn a_held_message_costs_a_few_words() {
         assert!(std::mem::size_of::<HeldMessage>() <= 64);
+        assert!(std::mem::size_of::<HeldCall>() <= 64);
+        assert!(std::mem::size_of::<HeldResult>() <= 80);
     }
 
     #[test]

@@ -1,32 +1,241 @@
 //! Strings of the chain of a Claude Code file: every uuid, parent and id is interned (see
-//! [`crate::intern`]), so a link per line costs a few words rather than a handful of heap
-//! strings and lookups by uuid are plain vector indexing; timestamps, only read back, are
-//! kept in one buffer.
+//! [`Names`]), so a link per line costs a few words rather than a handful of heap
+//! strings and lookups by uuid are plain vector indexing; a uuid takes 16 bytes. Timestamps,
+//! only read back, are kept packed in 8 bytes each (see [`Stamps`]).
 
+use std::borrow::Cow;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+use super::chunked::Chunked;
 pub(super) use crate::intern::{Interner, Sym};
 
-/// Strings kept one after another in one buffer, numbered in order (not deduplicated, not
-/// looked up: for values that are only read back).
+/// The uuids, parents and ids of a file, each kept once and numbered in order of first
+/// appearance (as [`Interner`] does). A uuid written as Claude Code writes it (lowercase,
+/// hyphenated) is kept as its 16 bytes rather than 36 bytes of text and an 8-byte end; any
+/// other string is kept as text, and every one reads back exactly as written.
 #[derive(Debug, Default)]
-pub(super) struct Texts {
-    text: String,
+pub(super) struct Names {
+    /// Per number: the index of its uuid in `uuids`, or (top bit set) of its text in `texts`.
+    slots: Chunked<u32>,
+    uuids: Chunked<u128>,
+    /// The numbers of the uuids, by uuid.
+    table: HashTable<Sym>,
+    texts: Interner,
+    /// The number of each string of `texts`.
+    text_syms: Vec<Sym>,
+    hasher: foldhash::fast::FixedState,
+}
+
+/// The top bit of a [`Names`] slot: the string is text.
+const TEXT_SLOT: u32 = 1 << 31;
+
+/// Where the hyphens of a uuid stand.
+const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+
+/// The 128 bits of `s`, when `s` is a lowercase hyphenated uuid.
+fn uuid_bits(s: &str) -> Option<u128> {
+    let b = s.as_bytes();
+    if b.len() != 36 || HYPHENS.iter().any(|&i| b[i] != b'-') {
+        return None;
+    }
+    let mut n = 0u128;
+    for part in [&b[..8], &b[9..13], &b[14..18], &b[19..23], &b[24..]] {
+        for &c in part {
+            let v = HEX[c as usize];
+            if v > 15 {
+                return None;
+            }
+            n = (n << 4) | u128::from(v);
+        }
+    }
+    Some(n)
+}
+
+/// The value of each lowercase hex digit; 255 for any other byte.
+static HEX: [u8; 256] = {
+    let mut t = [255u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The text [`uuid_bits`] read `n` from.
+fn uuid_text(n: u128) -> String {
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+impl Names {
+    /// The number of `s`, adding it when new.
+    pub(super) fn intern(&mut self, s: &str) -> Sym {
+        match uuid_bits(s) {
+            Some(bits) => self.intern_uuid(bits),
+            None => self.intern_text(s),
+        }
+    }
+
+    /// The number here of string `sym` of `other` (without spelling a uuid out).
+    pub(super) fn intern_from(&mut self, other: &Names, sym: Sym) -> Sym {
+        let slot = other.slots[sym as usize];
+        if slot & TEXT_SLOT == 0 {
+            self.intern_uuid(other.uuids[slot as usize])
+        } else {
+            self.intern_text(other.texts.get(slot & !TEXT_SLOT))
+        }
+    }
+
+    /// The number the next new string gets.
+    fn next(&self) -> Sym {
+        let next = Sym::try_from(self.slots.len()).expect("fewer than 2^31 distinct strings");
+        assert!(next < TEXT_SLOT, "fewer than 2^31 distinct strings");
+        next
+    }
+
+    fn intern_text(&mut self, s: &str) -> Sym {
+        let next = self.next();
+        let k = self.texts.intern(s);
+        if self.texts.len() == self.text_syms.len() {
+            // Not new.
+            return self.text_syms[k as usize];
+        }
+        self.text_syms.push(next);
+        self.slots.push(TEXT_SLOT | k);
+        next
+    }
+
+    fn intern_uuid(&mut self, bits: u128) -> Sym {
+        let next = self.next();
+        let hash = self.hasher.hash_one(bits);
+        let Names {
+            slots,
+            uuids,
+            table,
+            hasher,
+            ..
+        } = self;
+        let of = |sym: Sym| uuids[slots[sym as usize] as usize];
+        if let Some(&sym) = table.find(hash, |&sym| of(sym) == bits) {
+            return sym;
+        }
+        table.insert_unique(hash, next, |&sym| hasher.hash_one(of(sym)));
+        slots.push(uuids.len() as u32);
+        uuids.push(bits);
+        next
+    }
+
+    /// The string numbered `sym`, as it was written.
+    pub(super) fn get(&self, sym: Sym) -> Cow<'_, str> {
+        let slot = self.slots[sym as usize];
+        if slot & TEXT_SLOT == 0 {
+            Cow::Owned(uuid_text(self.uuids[slot as usize]))
+        } else {
+            Cow::Borrowed(self.texts.get(slot & !TEXT_SLOT))
+        }
+    }
+
+    /// How many strings there are (every number is below this).
+    pub(super) fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// Timestamps, numbered in order (not deduplicated, not looked up: only read back and
+/// compared as text). One written as Claude Code writes it (`2025-11-03T10:00:00.000Z`) is
+/// kept as its 17 digits in 8 bytes, which order as the text does; any other is kept as text.
+#[derive(Debug, Default)]
+pub(super) struct Stamps {
+    /// Per timestamp: its digits, or (top bit set) the number of its text in `other`.
+    packed: Chunked<u64>,
+    other: String,
     ends: Vec<usize>,
 }
 
-impl Texts {
+/// The top bit of a [`Stamps`] entry: the timestamp is text.
+const TEXT: u64 = 1 << 63;
+
+/// Where the fixed punctuation of `YYYY-MM-DDTHH:MM:SS.mmmZ` stands.
+const PUNCTUATION: [(usize, u8); 7] = [
+    (4, b'-'),
+    (7, b'-'),
+    (10, b'T'),
+    (13, b':'),
+    (16, b':'),
+    (19, b'.'),
+    (23, b'Z'),
+];
+
+/// Where its digits stand.
+const DIGITS: [usize; 17] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+
+/// The digits of `s` as one number, when `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ` exactly.
+fn pack(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() != 24 || PUNCTUATION.iter().any(|&(i, c)| b[i] != c) {
+        return None;
+    }
+    let mut n = 0u64;
+    for i in DIGITS {
+        let digit = b[i].wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(digit);
+    }
+    Some(n)
+}
+
+/// The text [`pack`] made `n` from.
+fn unpack(mut n: u64) -> String {
+    let mut b = [0u8; 24];
+    for (i, c) in PUNCTUATION {
+        b[i] = c;
+    }
+    for i in DIGITS.into_iter().rev() {
+        b[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+impl Stamps {
     /// Keep `s`; its number.
     pub(super) fn push(&mut self, s: &str) -> Sym {
-        let sym = Sym::try_from(self.ends.len()).expect("fewer than 2^32 strings");
-        self.text.push_str(s);
-        self.ends.push(self.text.len());
+        let sym = Sym::try_from(self.packed.len()).expect("fewer than 2^32 timestamps");
+        let entry = pack(s).unwrap_or_else(|| {
+            self.other.push_str(s);
+            self.ends.push(self.other.len());
+            TEXT | (self.ends.len() - 1) as u64
+        });
+        self.packed.push(entry);
         sym
     }
 
-    /// The string numbered `sym`.
-    pub(super) fn get(&self, sym: Sym) -> &str {
-        let i = sym as usize;
+    /// The timestamp numbered `sym`, as it was written.
+    pub(super) fn get(&self, sym: Sym) -> Cow<'_, str> {
+        let entry = self.packed[sym as usize];
+        if entry & TEXT == 0 {
+            return Cow::Owned(unpack(entry));
+        }
+        let i = (entry & !TEXT) as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        Cow::Borrowed(&self.other[start..self.ends[i]])
     }
 }
 
@@ -44,5 +253,68 @@ impl OptSym {
 
     pub(super) fn get(self) -> Option<Sym> {
         (self.0 != u32::MAX).then_some(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_as_written_and_share_a_number_when_equal() {
+        let written = [
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ab",
+            "toolu_01",
+            "0B7D4C3E-1F2A-4B5C-8D9E-0123456789AB",
+            "0b7d4c3e1f2a4b5c8d9e0123456789ab",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789a",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ag",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ab ",
+            "00000000-0000-0000-0000-000000000000",
+            "",
+            "0b7d4c3e-1f2a-4b5c-8d9e-0123456789ab",
+            "toolu_01",
+        ];
+        let mut names = Names::default();
+        let syms: Vec<Sym> = written.iter().map(|s| names.intern(s)).collect();
+        assert_eq!(syms, [0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 1]);
+        assert_eq!(names.len(), 9);
+        for (s, &sym) in written.iter().zip(&syms) {
+            assert_eq!(names.get(sym), *s);
+        }
+        // Two canonical uuids are 16 bytes each; the rest is text.
+        assert_eq!(names.uuids.len(), 2);
+        assert_eq!(names.texts.len(), 7);
+    }
+
+    #[test]
+    fn timestamps_read_back_as_written_and_order_as_text() {
+        let written = [
+            "2025-11-03T10:00:00.000Z",
+            "2025-11-03T09:59:59.999Z",
+            "0000-00-00T00:00:00.000Z",
+            "9999-99-99T99:99:99.999Z",
+            "2025-11-03T10:00:00Z",
+            "2025-11-03T10:00:00.000+01:00",
+            "2025-11-03T1a:00:00.000Z",
+            "",
+            "t1",
+        ];
+        let mut stamps = Stamps::default();
+        let syms: Vec<Sym> = written.iter().map(|s| stamps.push(s)).collect();
+        for (s, &sym) in written.iter().zip(&syms) {
+            assert_eq!(stamps.get(sym), *s);
+        }
+        // Packed: 8 bytes each, no text kept.
+        assert_eq!(
+            stamps.other.len(),
+            "2025-11-03T10:00:00Z2025-11-03T10:00:00.000+01:002025-11-03T1a:00:00.000Zt1".len()
+        );
+        for &a in &syms[..4] {
+            for &b in &syms[..4] {
+                let (pa, pb) = (stamps.packed[a as usize], stamps.packed[b as usize]);
+                assert_eq!(pa.cmp(&pb), written[a as usize].cmp(written[b as usize]));
+            }
+        }
     }
 }
