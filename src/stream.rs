@@ -235,7 +235,8 @@ const BLOCK_BYTES: usize = 512 << 10;
 /// Read the lines of `reader` in blocks: each block's lines are prepared in parallel and taken in
 /// order (the dialect choice, threads, record logs), while the walks take the block before and
 /// this thread reads the block after, so reading the file is not a step of its own. A stream of
-/// one block is read line by line. Memory holds three blocks and what two of them read.
+/// one block is read line by line, as is the rest of a stream once its dialect turns out to be
+/// one not worth reading in parallel. Memory holds three blocks and what two of them read.
 fn in_blocks<R: Read>(
     reader: R,
     options: &ReadOptions,
@@ -248,17 +249,7 @@ fn in_blocks<R: Read>(
         return Ok(());
     };
     if first.last {
-        for line in first.lines() {
-            lines.line_linked(
-                line.number,
-                line.start,
-                line.text,
-                line.too_long,
-                line.last,
-                sink,
-                chain,
-            );
-        }
+        each_line(&first, lines, chain, sink);
         return Ok(());
     }
     let mut spare = Spare::default();
@@ -269,12 +260,12 @@ fn in_blocks<R: Read>(
     loop {
         let (walked, into) = (std::mem::take(&mut taken), std::mem::take(&mut emptied));
         let (now, next, spent) = (&block, &mut taken, &mut emptied);
-        let (lines, chain, spare, sink) = (&mut *lines, &mut *chain, &mut spare, &mut *sink);
+        let (taker, linker, spare, walker) = (&mut *lines, &mut *chain, &mut spare, &mut *sink);
         // The stream is read on this thread (it need not be `Send`), while the pool walks the
         // lines taken before and prepares and takes this block's.
         let read = rayon::in_place_scope(|scope| {
-            scope.spawn(move |_| *spent = walked.replay(sink));
-            scope.spawn(move |_| *next = take_block(now, options, lines, chain, spare, into));
+            scope.spawn(move |_| *spent = walked.replay(walker));
+            scope.spawn(move |_| *next = take_block(now, options, taker, linker, spare, into));
             blocks.next_block()
         });
         blocks.recycle(block);
@@ -282,9 +273,46 @@ fn in_blocks<R: Read>(
             Some(after) => block = after,
             None => break,
         }
+        if lines
+            .known()
+            .dialect
+            .is_some_and(|d| !d.reads_in_parallel())
+        {
+            // The rest is read line by line, as with one thread.
+            taken.replay(sink);
+            loop {
+                each_line(&block, lines, chain, sink);
+                let next = blocks.next_block()?;
+                blocks.recycle(block);
+                match next {
+                    Some(after) => block = after,
+                    None => return Ok(()),
+                }
+            }
+        }
     }
     taken.replay(sink);
     Ok(())
+}
+
+/// Read and walk the lines of `block` one by one on this thread.
+fn each_line(
+    block: &blocks::Block,
+    lines: &mut LinesReader<'_>,
+    chain: &mut ChainReader,
+    sink: &mut Streamer<'_>,
+) {
+    for line in block.lines() {
+        lines.line_linked(
+            line.number,
+            line.start,
+            line.text,
+            line.too_long,
+            line.last,
+            sink,
+            chain,
+        );
+    }
 }
 
 /// Prepare the lines of `block` in parallel (a block read before the dialect is chosen is read

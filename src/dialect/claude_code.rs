@@ -58,6 +58,13 @@ impl Dialect for ClaudeCode {
         false
     }
 
+    fn reads_in_parallel(&self) -> bool {
+        // Each line's link of the `parentUuid` chain is merged in order on one thread: two
+        // threads made one idle 100 MB session 5-15% faster for 1.4x the CPU, and a directory
+        // of sessions, whose files already fill the cores, 19% slower.
+        false
+    }
+
     fn name(&self) -> &'static str {
         "claude-code"
     }
