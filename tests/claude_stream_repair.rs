@@ -9,48 +9,7 @@ pub mod common;
 use std::io::{self, BufRead};
 use std::path::PathBuf;
 
-use toolmend::{
-    DuplicatePolicy, NotStreamed, Options as LintOptions, OrphanPolicy, Provider, RepairOptions,
-    Streamed,
-};
-
-/// The repair policies compared (those of `tests/stream_repair.rs`).
-fn policies() -> Vec<(&'static str, RepairOptions)> {
-    let base = RepairOptions::default();
-    vec![
-        ("default", base.clone()),
-        (
-            "orphans drop",
-            RepairOptions {
-                orphans: OrphanPolicy::Drop,
-                ..base.clone()
-            },
-        ),
-        (
-            "orphans note",
-            RepairOptions {
-                orphans: OrphanPolicy::Note,
-                ..base.clone()
-            },
-        ),
-        (
-            "keep-first",
-            RepairOptions {
-                duplicates: Some(DuplicatePolicy::KeepFirst),
-                ..base.clone()
-            },
-        ),
-        (
-            "keep-last, marked, torn dropped",
-            RepairOptions {
-                duplicates: Some(DuplicatePolicy::KeepLast),
-                mark_synthetic: true,
-                drop_torn_tail: true,
-                ..base.clone()
-            },
-        ),
-    ]
-}
+use toolmend::{NotStreamed, Options as LintOptions, Provider, RepairOptions, Streamed};
 
 const TARGETS: [Option<Provider>; 3] = [None, Some(Provider::DeepSeek), Some(Provider::Anthropic)];
 
@@ -117,7 +76,7 @@ fn compare_all(name: &str, bytes: &[u8]) -> (usize, Vec<String>) {
             target,
             ..LintOptions::default()
         };
-        for (policy, options) in policies() {
+        for (policy, options) in common::policies::all() {
             match compared(name, bytes, &lint, &options) {
                 Ok(_) => streamed += 1,
                 Err(why) => {

@@ -7,49 +7,7 @@ pub mod common;
 
 use common::generate::*;
 use proptest::prelude::*;
-use toolmend::{
-    DuplicatePolicy, NotPlanned, Options as LintOptions, OrphanPolicy, PlannedDocument, Provider,
-    RepairOptions,
-};
-
-/// The repair policies compared.
-fn policies() -> Vec<(&'static str, RepairOptions)> {
-    let base = RepairOptions::default();
-    vec![
-        ("default", base.clone()),
-        (
-            "orphans drop",
-            RepairOptions {
-                orphans: OrphanPolicy::Drop,
-                ..base.clone()
-            },
-        ),
-        (
-            "orphans note",
-            RepairOptions {
-                orphans: OrphanPolicy::Note,
-                ..base.clone()
-            },
-        ),
-        (
-            "keep-first, re-id",
-            RepairOptions {
-                duplicates: Some(DuplicatePolicy::KeepFirst),
-                reid: true,
-                ..base.clone()
-            },
-        ),
-        (
-            "keep-last, marked, torn dropped",
-            RepairOptions {
-                duplicates: Some(DuplicatePolicy::KeepLast),
-                mark_synthetic: true,
-                drop_torn_tail: true,
-                ..base.clone()
-            },
-        ),
-    ]
-}
+use toolmend::{NotPlanned, Options as LintOptions, PlannedDocument, Provider, RepairOptions};
 
 /// Repair `bytes` both ways and require the same answer; `Err` says why it was not planned.
 fn compare(
@@ -106,7 +64,7 @@ fn every_fixture_and_corpus_document_repairs_as_the_whole_model_does() {
                 target,
                 ..LintOptions::default()
             };
-            for (policy, options) in policies() {
+            for (policy, options) in common::policies::all() {
                 match compare(&name, &bytes, &lint, &options) {
                     Ok(p) => {
                         planned += 1;
@@ -251,7 +209,7 @@ proptest! {
     ) {
         let l = Layout { lines: false, ..l };
         let bytes = render_doc(&joined(convs), &l);
-        let (_, options) = policies().swap_remove(policy);
+        let (_, options) = common::policies::all().swap_remove(policy);
         let lint = LintOptions { target, ..LintOptions::default() };
         if let Err(why) = compare("log.json", &bytes, &lint, &options) {
             prop_assert!(stated(&why), "{why}");

@@ -10,47 +10,8 @@ use std::io::{self, BufRead};
 use common::generate::*;
 use proptest::prelude::*;
 use toolmend::{
-    DuplicatePolicy, NotStreamed, Options as LintOptions, OrphanPolicy, Provider, RepairOptions,
-    Streamed,
+    DuplicatePolicy, NotStreamed, Options as LintOptions, Provider, RepairOptions, Streamed,
 };
-
-/// The repair policies compared.
-fn policies() -> Vec<(&'static str, RepairOptions)> {
-    let base = RepairOptions::default();
-    vec![
-        ("default", base.clone()),
-        (
-            "orphans drop",
-            RepairOptions {
-                orphans: OrphanPolicy::Drop,
-                ..base.clone()
-            },
-        ),
-        (
-            "orphans note",
-            RepairOptions {
-                orphans: OrphanPolicy::Note,
-                ..base.clone()
-            },
-        ),
-        (
-            "keep-first",
-            RepairOptions {
-                duplicates: Some(DuplicatePolicy::KeepFirst),
-                ..base.clone()
-            },
-        ),
-        (
-            "keep-last, marked, torn dropped",
-            RepairOptions {
-                duplicates: Some(DuplicatePolicy::KeepLast),
-                mark_synthetic: true,
-                drop_torn_tail: true,
-                ..base.clone()
-            },
-        ),
-    ]
-}
 
 /// Repair `bytes` both ways; `Err` carries why the stream was refused.
 fn compare(
@@ -118,7 +79,7 @@ fn streaming_repair_matches_whole_file_repair() {
                 target,
                 ..LintOptions::default()
             };
-            for (policy, options) in policies() {
+            for (policy, options) in common::policies::all() {
                 match compared(&name, &bytes, &lint, &options) {
                     Ok(s) => {
                         streamed += 1;
@@ -175,7 +136,7 @@ proptest! {
     ) {
         let l = Layout { lines: true, ..l };
         let bytes = render_doc(&apply(msgs, &b), &l);
-        let (_, options) = policies().swap_remove(policy);
+        let (_, options) = common::policies::all().swap_remove(policy);
         if let Err(why) = compare("log.jsonl", &bytes, &LintOptions::default(), &options) {
             prop_assert!(why.contains("in each other's way"), "{why}");
         }
@@ -189,7 +150,7 @@ proptest! {
     ) {
         let convs: Vec<Vec<Msg>> = convs.into_iter().map(|(m, b)| apply(m, &b)).collect();
         let bytes = conversation_lines(&convs, &l);
-        let (_, options) = policies().swap_remove(policy);
+        let (_, options) = common::policies::all().swap_remove(policy);
         if let Err(why) = compare("log.jsonl", &bytes, &LintOptions::default(), &options) {
             prop_assert!(why.contains("in each other's way"), "{why}");
         }
@@ -398,7 +359,7 @@ fn compare_everywhere(name: &str, bytes: &[u8]) -> Vec<Streamed> {
             target,
             ..LintOptions::default()
         };
-        for (policy, options) in policies() {
+        for (policy, options) in common::policies::all() {
             match compared(name, bytes, &lint, &options) {
                 Ok(s) if target.is_none() => streamed.push(s),
                 Ok(_) => {}

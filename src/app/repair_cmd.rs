@@ -414,11 +414,7 @@ fn mend(
     };
     let findings = analysed.findings("");
     let counts = counts(findings.len(), &repaired);
-    // What toolmend cannot read is never repaired: say so, and why.
-    let refused = findings
-        .into_iter()
-        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
-        .map(|f| f.message);
+    let refused = refusal(findings);
     Ok(Done {
         loaded,
         repaired,
@@ -429,6 +425,15 @@ fn mend(
         note,
         whole: true,
     })
+}
+
+/// Why nothing was repaired, when the input could not be read with confidence: what toolmend
+/// cannot read is never repaired, and it says so.
+fn refusal(findings: Vec<toolmend::Finding>) -> Option<String> {
+    findings
+        .into_iter()
+        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
+        .map(|f| f.message)
 }
 
 /// The [`Done`] of a JSON document whose repair was planned without a model of every
@@ -447,11 +452,7 @@ fn planned_done(
         Ok(planned.repaired)
     })?;
     let counts = counts(lint.findings.len(), &repaired);
-    let refused = lint
-        .findings
-        .into_iter()
-        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
-        .map(|f| f.message);
+    let refused = refusal(lint.findings);
     Ok(Done {
         loaded,
         repaired,
@@ -625,10 +626,7 @@ fn repair_session(
     let repaired = analysed.repair(&assembled.bytes, options);
     let findings = analysed.findings("");
     let counts = counts(findings.len(), &repaired);
-    let refused = findings
-        .into_iter()
-        .find(|f| f.rule == toolmend::Rule::UnrecognizedLog)
-        .map(|f| f.message);
+    let refused = refusal(findings);
     if !a.quiet {
         report(&name, counts, refused.as_deref(), &repaired, true);
     }

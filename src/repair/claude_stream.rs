@@ -35,7 +35,7 @@ use crate::read::TORN_FINAL_LINE;
 use crate::stream::StreamReport;
 use crate::target;
 
-use super::stream::{NotStreamed, OpenLines, Streamed, acts};
+use super::stream::{Kept, NotStreamed, OpenLines, Streamed, acts};
 use super::window::{Rebase, placed, reach};
 use super::{Edit, OrphanPolicy, plan, tree_fix_with};
 
@@ -288,46 +288,6 @@ struct Waiting {
     parent: String,
     token: String,
     from: usize,
-}
-
-/// The raw bytes read but not yet written.
-#[derive(Debug, Default)]
-struct Kept {
-    /// File offset of `bytes[0]`.
-    base: usize,
-    bytes: Vec<u8>,
-}
-
-impl Kept {
-    /// Drop the bytes before file offset `to` (moving what follows only once the dropped part
-    /// outweighs it, so the cost stays linear).
-    fn forget(&mut self, to: usize) {
-        let drop = to - self.base;
-        if drop > 0 && drop >= self.bytes.len() / 2 {
-            self.bytes.drain(..drop);
-            self.base = to;
-        }
-    }
-
-    fn end(&self) -> usize {
-        self.base + self.bytes.len()
-    }
-
-    fn slice(&self, start: usize, end: usize) -> &[u8] {
-        &self.bytes[start - self.base..end - self.base]
-    }
-
-    /// Read more of `input`; `true` at the end of the input.
-    fn fill(&mut self, input: &mut dyn BufRead) -> io::Result<bool> {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(true);
-        }
-        let n = chunk.len();
-        self.bytes.extend_from_slice(chunk);
-        input.consume(n);
-        Ok(false)
-    }
 }
 
 /// The second reading.

@@ -220,14 +220,14 @@ fn repair_lines(
             if eof {
                 break;
             }
-            eof = fill(&mut *input, &mut kept)?;
+            eof = kept.fill(&mut *input)?;
             continue;
         };
         let body_end = at + k;
         let line_end = (body_end + 1).min(kept.end());
         if line_end == kept.end() && !eof {
             // Whether this line is the last one: only the end of the input tells.
-            eof = fill(&mut *input, &mut kept)?;
+            eof = kept.fill(&mut *input)?;
             if !eof || found.is_none() {
                 continue;
             }
@@ -306,18 +306,6 @@ fn first_dialect(
         start += line.len();
     }
     Ok(lines.finish(&mut sink).map(|(d, _)| d))
-}
-
-/// Read more of `input` onto the end of `kept`; `true` at the end of the input.
-fn fill(input: &mut dyn BufRead, kept: &mut Kept) -> io::Result<bool> {
-    let chunk = input.fill_buf()?;
-    if chunk.is_empty() {
-        return Ok(true);
-    }
-    let n = chunk.len();
-    kept.bytes.extend_from_slice(chunk);
-    input.consume(n);
-    Ok(false)
 }
 
 /// The second pass's state of one thread the first pass walked.
@@ -619,18 +607,18 @@ impl Thread {
     }
 }
 
-/// The raw bytes read but not yet written.
+/// The raw bytes read but not yet written (also the Claude Code stream's).
 #[derive(Debug, Default)]
-struct Kept {
+pub(super) struct Kept {
     /// File offset of `bytes[0]`.
-    base: usize,
-    bytes: Vec<u8>,
+    pub(super) base: usize,
+    pub(super) bytes: Vec<u8>,
 }
 
 impl Kept {
     /// Drop the bytes before file offset `to` (moving what follows only once the dropped part
     /// outweighs it, so the cost stays linear).
-    fn forget(&mut self, to: usize) {
+    pub(super) fn forget(&mut self, to: usize) {
         let drop = to - self.base;
         if drop > 0 && drop >= self.bytes.len() / 2 {
             self.bytes.drain(..drop);
@@ -638,12 +626,26 @@ impl Kept {
         }
     }
 
-    fn end(&self) -> usize {
+    /// The file offset just past the last byte read.
+    pub(super) fn end(&self) -> usize {
         self.base + self.bytes.len()
     }
 
-    fn slice(&self, start: usize, end: usize) -> &[u8] {
+    /// The bytes from file offset `start` to `end`.
+    pub(super) fn slice(&self, start: usize, end: usize) -> &[u8] {
         &self.bytes[start - self.base..end - self.base]
+    }
+
+    /// Read more of `input` onto the end; `true` at the end of the input.
+    pub(super) fn fill(&mut self, input: &mut dyn BufRead) -> io::Result<bool> {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(true);
+        }
+        let n = chunk.len();
+        self.bytes.extend_from_slice(chunk);
+        input.consume(n);
+        Ok(false)
     }
 
     /// The start of the line holding `offset`.

@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests, each written once: lint and repair through the
 //! public API ([`api`]), running the binary ([`bin`]), fixture and corpus files and pinned expected outputs ([`files`]),
 //! documents read as `serde_json` values ([`docs`]), the pinned fixture runs ([`pinned`]),
-//! generated conversations for property tests and fuzzing ([`generate`]), and
+//! generated conversations for property tests and fuzzing ([`generate`]), the repair policies
+//! streamed repairs are compared under ([`policies`]), and
 //! the providers' strict-rule checkers, written independently of the library (one module per
 //! provider: they encode different rules).
 //!
@@ -17,4 +18,5 @@ pub mod files;
 pub mod generate;
 pub mod openai_strict;
 pub mod pinned;
+pub mod policies;
 pub mod responses_strict;
