@@ -325,3 +325,48 @@ fn a_staged_file_is_not_put_over_a_file_that_changed() {
     assert_eq!(mode(&dir.path().join("live.jsonl.bak")), 0o640);
     no_leftovers(dir.path());
 }
+
+#[cfg(unix)]
+#[test]
+fn a_change_that_keeps_length_and_modification_time_is_still_seen() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("live.jsonl");
+    fs::write(&p, DANGLING).unwrap();
+    let staged_over = |stamp: &write::Stamp| {
+        let mut staged = write::Staged::next_to(&p).unwrap();
+        staged.file().write_all(b"repaired\n").unwrap();
+        staged.replace(&p, stamp, None, None)
+    };
+
+    // Rewritten in place with bytes of the same length, its modification time set back.
+    let stamp = write::Stamp::of(&p).unwrap();
+    let was = fs::metadata(&p).unwrap().modified().unwrap();
+    let same_length = DANGLING.replace("user", "USER");
+    assert_eq!(same_length.len(), DANGLING.len());
+    let file = fs::OpenOptions::new().write(true).open(&p).unwrap();
+    (&file).write_all(same_length.as_bytes()).unwrap();
+    file.set_modified(was).unwrap();
+    drop(file);
+    assert_eq!(fs::metadata(&p).unwrap().modified().unwrap(), was);
+    let err = staged_over(&stamp).unwrap_err();
+    assert!(matches!(err, Error::Changed(_)), "{err}");
+    assert_eq!(fs::read_to_string(&p).unwrap(), same_length);
+
+    // Saved by renaming a new file over it, with the same length and modification time.
+    let stamp = write::Stamp::of(&p).unwrap();
+    let was = fs::metadata(&p).unwrap().modified().unwrap();
+    let saved = dir.path().join("live.jsonl.new");
+    fs::write(&saved, DANGLING).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&saved)
+        .unwrap()
+        .set_modified(was)
+        .unwrap();
+    fs::rename(&saved, &p).unwrap();
+    let err = staged_over(&stamp).unwrap_err();
+    assert!(matches!(err, Error::Changed(_)), "{err}");
+    assert_eq!(fs::read_to_string(&p).unwrap(), DANGLING);
+    no_leftovers(dir.path());
+}

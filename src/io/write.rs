@@ -109,21 +109,33 @@ fn commit(tmp: NamedTempFile, target: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// What identifies one version of a file without holding its bytes: its length and the time
-/// it was last modified (a write changes them).
+/// What identifies one version of a file without holding its bytes: its length, the time it
+/// was last modified (a write changes them), and on Unix the inode it lives in (saving by
+/// renaming a new file over it changes that) and its status-change time (which a write also
+/// moves, and which, unlike the modification time, cannot be set back).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamp {
     len: u64,
     modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    inode: (u64, u64),
+    #[cfg(unix)]
+    changed: (i64, i64),
 }
 
 impl Stamp {
     /// The stamp of the file at `path` now.
     pub fn of(path: &Path) -> Result<Stamp, Error> {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
         let meta = fs::metadata(path).map_err(|e| Error::io(path, "cannot read", e))?;
         Ok(Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
+            #[cfg(unix)]
+            inode: (meta.dev(), meta.ino()),
+            #[cfg(unix)]
+            changed: (meta.ctime(), meta.ctime_nsec()),
         })
     }
 }
