@@ -80,11 +80,22 @@ pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
     // A file's result is its findings, not its bytes.
     let work = Work::new(a.input.threads, !a.input.no_progress)?.light_results();
+    let statistics = a.statistics;
     work.each(
         &inputs,
         |input, meter| {
-            let setup = &configured.of(input).settings;
-            check(input, &setup.options, setup.hitl.as_ref(), meter)
+            let group = configured.of(input);
+            let setup = &group.settings;
+            let mut one = check(input, &setup.options, setup.hitl.as_ref(), meter)?;
+            // What the calling thread would only drop or filter out is dropped here, on the
+            // thread that made it: memory freed by another thread costs the allocator more,
+            // and the calling thread is one for all the workers.
+            if !statistics {
+                one.stats = BTreeMap::new();
+            }
+            let per_file = group.ignored_for(input);
+            one.findings.retain(|f| setup.reports(f.rule, &per_file));
+            Ok(one)
         },
         |input, one| {
             let one = match one {
@@ -113,13 +124,7 @@ pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
                 e.calls += s.calls;
                 e.dangling += s.dangling;
             }
-            let group = configured.of(input);
-            let per_file = group.ignored_for(input);
-            findings.extend(
-                one.findings
-                    .into_iter()
-                    .filter(|f| group.settings.reports(f.rule, &per_file)),
-            );
+            findings.extend(one.findings);
             Ok(())
         },
     )?;
@@ -277,7 +282,8 @@ fn check(
         && let Some(report) = toolmend::lint_document(&input.name, &loaded, options)
     {
         let mut detections = report.notes;
-        detections.extend(report.conversations.iter().map(|c| {
+        let described = (!options.skip_detections).then_some(&report.conversations);
+        detections.extend(described.into_iter().flatten().map(|c| {
             format!(
                 "conversation {} at `{}`: {} ({} messages) — {}",
                 c.index, c.pointer, c.dialect, c.messages, c.detection
