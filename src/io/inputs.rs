@@ -288,7 +288,16 @@ mod tests {
         let room_len = 5000 + (8 << 10);
         // Empty, a first size, smaller, exactly the room made for the first, larger, larger
         // than the room that is cleared, and small again after it.
-        let sizes = [0, 5000, 10, room_len, room_len + 1, 70_000, ROOM_ZEROED + 3, 7];
+        let sizes = [
+            0,
+            5000,
+            10,
+            room_len,
+            room_len + 1,
+            70_000,
+            ROOM_ZEROED + 3,
+            7,
+        ];
         let mut room = Vec::new();
         for (i, size) in sizes.into_iter().enumerate() {
             let path = dir.path().join(format!("{i}.json"));
