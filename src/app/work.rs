@@ -27,7 +27,9 @@ const LIGHT_BATCH: usize = 64;
 const HEAVY_BATCH: usize = 16;
 /// Batches per thread at least, so that a few inputs are still spread over every thread.
 const BATCHES_PER_THREAD: usize = 8;
-/// Batches in flight per thread: worked or waiting to be, or done and waiting to be taken.
+/// Batches in flight per thread when the results are small: worked or waiting to be, or done
+/// and waiting to be taken. Results that hold the inputs' bytes have two batches in flight
+/// beyond one per thread.
 const AHEAD_PER_THREAD: usize = 2;
 /// A bar appears only once the work has run this long.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -103,7 +105,11 @@ impl Work {
         } else {
             let most = if self.heavy { HEAVY_BATCH } else { LIGHT_BATCH };
             let per_batch = (inputs.len() / (threads * BATCHES_PER_THREAD)).clamp(1, most);
-            let ahead = threads * AHEAD_PER_THREAD + 1;
+            let ahead = if self.heavy {
+                threads + 2
+            } else {
+                threads * AHEAD_PER_THREAD + 1
+            };
             let batches = batches(
                 inputs.len(),
                 &sizes,
