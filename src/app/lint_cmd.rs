@@ -2,6 +2,7 @@
 
 use std::io::{BufWriter, Write};
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use std::ffi::OsString;
@@ -16,6 +17,7 @@ use super::args::{Command, LintArgs};
 use super::baseline;
 use super::config::Configured;
 use toolmend::io::inputs;
+use toolmend::io::opencode::Assembled;
 use toolmend::render::escape_control as esc;
 
 use super::work::{Meter, Work};
@@ -80,11 +82,22 @@ pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
     let mut stats: BTreeMap<String, ToolStats> = Default::default();
     // A file's result is its findings, not its bytes.
     let work = Work::new(a.input.threads, !a.input.no_progress)?.light_results();
+    let statistics = a.statistics;
     work.each(
         &inputs,
         |input, meter| {
-            let setup = &configured.of(input).settings;
-            check(input, &setup.options, setup.hitl.as_ref(), meter)
+            let group = configured.of(input);
+            let setup = &group.settings;
+            let mut one = check(input, &setup.options, setup.hitl.as_ref(), meter)?;
+            // What the calling thread would only drop or filter out is dropped here, on the
+            // thread that made it: memory freed by another thread costs the allocator more,
+            // and the calling thread is one for all the workers.
+            if !statistics {
+                one.stats = BTreeMap::new();
+            }
+            let per_file = group.ignored_for(input);
+            one.findings.retain(|f| setup.reports(f.rule, &per_file));
+            Ok(one)
         },
         |input, one| {
             let one = match one {
@@ -113,13 +126,7 @@ pub fn run(a: LintArgs, argv: &[OsString]) -> Result<Status> {
                 e.calls += s.calls;
                 e.dangling += s.dangling;
             }
-            let group = configured.of(input);
-            let per_file = group.ignored_for(input);
-            findings.extend(
-                one.findings
-                    .into_iter()
-                    .filter(|f| group.settings.reports(f.rule, &per_file)),
-            );
+            findings.extend(one.findings);
             Ok(())
         },
     )?;
@@ -266,35 +273,63 @@ fn check(
             skippable: false,
         });
     }
-    let loaded = match &assembled {
-        Some(a) => a.bytes.clone(),
-        None => inputs::load(input)?,
+    let mut room = Vec::new();
+    let loaded: &[u8] = match &assembled {
+        Some(a) => &a.bytes,
+        None => {
+            room = ROOM.take();
+            let len = inputs::load_into(input, &mut room)?;
+            &room[..len]
+        }
     };
     meter.add(loaded.len() as u64);
+    let one = lint_loaded(input, loaded, assembled.as_ref(), options, hitl);
+    if room.capacity() <= inputs::ROOM_ZEROED {
+        ROOM.set(room);
+    }
+    Ok(one)
+}
+
+thread_local! {
+    /// The room a thread reads its files into, kept from one file to the next (see
+    /// [`inputs::load_into`]) unless a big file made it bigger than [`inputs::ROOM_ZEROED`].
+    static ROOM: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Lint the bytes of a document read whole (`assembled`: from an OpenCode session's files).
+fn lint_loaded(
+    input: &inputs::Input,
+    loaded: &[u8],
+    assembled: Option<&Assembled>,
+    options: &LintOptions,
+    hitl: Option<&ToolSets>,
+) -> One {
     // A JSON document is walked as it is read, without a model of every message.
     if assembled.is_none()
         && hitl.is_none()
-        && let Some(report) = toolmend::lint_document(&input.name, &loaded, options)
+        && let Some(report) = toolmend::lint_document(&input.name, loaded, options)
     {
         let mut detections = report.notes;
-        detections.extend(report.conversations.iter().map(|c| {
+        let described = (!options.skip_detections).then_some(&report.conversations);
+        detections.extend(described.into_iter().flatten().map(|c| {
             format!(
                 "conversation {} at `{}`: {} ({} messages) — {}",
                 c.index, c.pointer, c.dialect, c.messages, c.detection
             )
         }));
-        return Ok(One {
+        return One {
             findings: report.findings,
             conversations: report.conversations.len(),
             calls: report.calls_checked,
             stats: report.stats,
             detections,
             skippable: report.skippable,
-        });
+        };
     }
-    let analysed = toolmend::analyse(&input.name, &loaded, options);
+    let analysed = toolmend::analyse(&input.name, loaded, options);
     let mut detections = analysed.doc.notes.clone();
-    detections.extend(analysed.doc.conversations.iter().map(|c| {
+    let described = (!options.skip_detections).then_some(&analysed.doc.conversations);
+    detections.extend(described.into_iter().flatten().map(|c| {
         format!(
             "conversation {} at `{}`: {} ({} messages) — {}",
             c.index,
@@ -309,17 +344,17 @@ fn check(
         findings.extend(toolmend::hitl_findings(&input.name, &analysed, sets));
         findings.sort_by_key(|f| (f.line, f.column, f.rule));
     }
-    if let Some(a) = &assembled {
+    if let Some(a) = assembled {
         a.relocate(&mut findings);
     }
-    Ok(One {
+    One {
         findings,
         conversations: analysed.doc.conversations.len(),
         calls: analysed.calls_checked,
         stats: analysed.tool_stats(),
         detections,
         skippable: analysed.doc.skippable(),
-    })
+    }
 }
 
 /// Lint a database: each conversation of its store, read-only. A database found by a directory

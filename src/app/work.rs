@@ -18,12 +18,19 @@ use rayon::prelude::*;
 
 use toolmend::io::inputs::Input;
 
-/// A batch ends after this many bytes of input (one input at least).
-const BATCH_BYTES: u64 = 16 << 20;
-/// Inputs per batch and thread, at most.
-const BATCH_PER_THREAD: usize = 16;
-/// Batches worked ahead of the one being taken (their results are held until taken).
-const BATCHES_AHEAD: usize = 4;
+/// Bytes of input in the batches in flight, at most (each batch holds one input at least),
+/// when the results hold the inputs' bytes.
+const IN_FLIGHT_BYTES: u64 = 64 << 20;
+/// Inputs per batch, at most, when the results are small (findings).
+const LIGHT_BATCH: usize = 64;
+/// Inputs per batch, at most, when the results hold the inputs' bytes.
+const HEAVY_BATCH: usize = 16;
+/// Batches per thread at least, so that a few inputs are still spread over every thread.
+const BATCHES_PER_THREAD: usize = 8;
+/// Batches in flight per thread when the results are small: worked or waiting to be, or done
+/// and waiting to be taken. Results that hold the inputs' bytes have two batches in flight
+/// beyond one per thread.
+const AHEAD_PER_THREAD: usize = 2;
 /// A bar appears only once the work has run this long.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
@@ -31,7 +38,7 @@ const SHOW_AFTER: Duration = Duration::from_secs(1);
 pub struct Work {
     pool: rayon::ThreadPool,
     progress: bool,
-    /// The results hold the inputs' bytes: batches are cut by bytes too (see [`BATCH_BYTES`]).
+    /// The results hold the inputs' bytes: batches are cut by bytes too (see [`IN_FLIGHT_BYTES`]).
     heavy: bool,
 }
 
@@ -67,9 +74,12 @@ impl Work {
     /// terminal goes through [`suspended`].
     ///
     /// With one thread, each input is worked and taken in turn on the calling thread. With
-    /// more, the inputs are cut into small batches, worked in the pool a few batches ahead of
-    /// the one whose results the calling thread takes, in order: the pool does not wait for
-    /// the taking, and memory holds the results of the batches in flight only.
+    /// more, the inputs are cut into small batches, each worked in turn by one thread of the
+    /// pool, a few batches ahead of the one whose results the calling thread takes, in order:
+    /// the pool does not wait for the taking, and memory holds the results of the batches in
+    /// flight only. A batch is one job, not split further: splitting a batch of small files
+    /// over the threads cost a wait for the other half at the end of each (the waiting thread
+    /// spins, yields, sleeps and is woken), and many more wake-ups of the calling thread.
     pub fn each<R: Send>(
         &self,
         inputs: &[Input],
@@ -93,7 +103,19 @@ impl Work {
                 meter.file_done();
             }
         } else {
-            let batches = batches(inputs.len(), &sizes, threads * BATCH_PER_THREAD);
+            let most = if self.heavy { HEAVY_BATCH } else { LIGHT_BATCH };
+            let per_batch = (inputs.len() / (threads * BATCHES_PER_THREAD)).clamp(1, most);
+            let ahead = if self.heavy {
+                threads + 2
+            } else {
+                threads * AHEAD_PER_THREAD + 1
+            };
+            let batches = batches(
+                inputs.len(),
+                &sizes,
+                per_batch,
+                IN_FLIGHT_BYTES / ahead as u64,
+            );
             let (work, meter) = (&work, &meter);
             self.pool.in_place_scope(|scope| -> Result<()> {
                 type Done<R> = std::thread::Result<Vec<R>>;
@@ -101,12 +123,12 @@ impl Work {
                 let mut ready: BTreeMap<usize, Vec<R>> = BTreeMap::new();
                 let mut next = 0;
                 for (at, batch) in batches.iter().enumerate() {
-                    while next < batches.len() && next < at + BATCHES_AHEAD {
+                    while next < batches.len() && next < at + ahead {
                         let (i, done) = (next, done.clone());
                         let batch = &inputs[batches[i].clone()];
                         scope.spawn(move |_| {
                             let result = panic::catch_unwind(AssertUnwindSafe(|| {
-                                batch.par_iter().map(|input| work(input, meter)).collect()
+                                batch.iter().map(|input| work(input, meter)).collect()
                             }));
                             // The taker has stopped on an error when this fails.
                             let _ = done.send((i, result));
@@ -134,13 +156,18 @@ impl Work {
 }
 
 /// Cut `count` inputs into batches of at most `per_batch` inputs and, when their `sizes` are
-/// given (empty: not looked up), [`BATCH_BYTES`].
-fn batches(count: usize, sizes: &[u64], per_batch: usize) -> Vec<std::ops::Range<usize>> {
+/// given (empty: not looked up), `most_bytes` (one input at least).
+fn batches(
+    count: usize,
+    sizes: &[u64],
+    per_batch: usize,
+    most_bytes: u64,
+) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < count {
         let (mut end, mut bytes) = (start, 0);
-        while end < count && end - start < per_batch && (end == start || bytes < BATCH_BYTES) {
+        while end < count && end - start < per_batch && (end == start || bytes < most_bytes) {
             bytes += sizes.get(end).copied().unwrap_or(0);
             end += 1;
         }
@@ -258,19 +285,19 @@ impl<R: Read> Read for Counted<'_, R> {
 mod tests {
     use std::io::Read;
 
-    use super::{BATCH_BYTES, Meter, batches};
+    use super::{Meter, batches};
 
     #[test]
     fn batches_are_cut_by_count_and_by_bytes_when_sizes_are_known() {
-        assert_eq!(batches(5, &[], 2), vec![0..2, 2..4, 4..5]);
-        assert!(batches(0, &[], 2).is_empty());
-        let big = BATCH_BYTES;
+        let big = 1000;
+        assert_eq!(batches(5, &[], 2, big), vec![0..2, 2..4, 4..5]);
+        assert!(batches(0, &[], 2, big).is_empty());
         assert_eq!(
-            batches(5, &[1, big, 1, 1, big + 1], 3),
+            batches(5, &[1, big, 1, 1, big + 1], 3, big),
             vec![0..2, 2..5],
             "a batch ends once it holds the limit, and holds one input at least"
         );
-        assert_eq!(batches(3, &[big * 2, 1, 1], 3), vec![0..1, 1..3]);
+        assert_eq!(batches(3, &[big * 2, 1, 1], 3, big), vec![0..1, 1..3]);
     }
 
     #[test]

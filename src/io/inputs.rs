@@ -236,3 +236,77 @@ pub fn load(input: &Input) -> Result<Vec<u8>, Error> {
         Some(p) => fs::read(p).map_err(|e| Error::io(p, "cannot read", e)),
     }
 }
+
+/// Read one input whole into `room`, as [`load`] does, and say how long it is: the input is
+/// `room[..len]` (what lies past it is left from before). The room is reused from one input to
+/// the next: one that fits is read without looking its size up and without allocating, which
+/// over thousands of small files saves a system call and an allocation each. Room past
+/// [`ROOM_ZEROED`] is not made this way (it would be cleared first): a bigger input is read
+/// as [`load`] reads it.
+pub fn load_into(input: &Input, room: &mut Vec<u8>) -> Result<usize, Error> {
+    let Some(p) = input.path.as_deref().filter(|_| input.session.is_none()) else {
+        *room = load(input)?;
+        return Ok(room.len());
+    };
+    read_reusing(p, room).map_err(|e| Error::io(p, "cannot read", e))
+}
+
+/// The most room [`load_into`] clears to read into.
+pub const ROOM_ZEROED: usize = 1 << 20;
+
+fn read_reusing(path: &Path, room: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut file = fs::File::open(path)?;
+    let mut len = 0;
+    loop {
+        if len == room.len() {
+            let size = file.metadata().map_or(0, |m| m.len());
+            let want = usize::try_from(size).unwrap_or(usize::MAX).max(len);
+            if want >= ROOM_ZEROED {
+                room.truncate(len);
+                file.read_to_end(room)?;
+                return Ok(room.len());
+            }
+            // Room for the end of the file to be seen in the same read, and to spare.
+            room.resize(want + (8 << 10), 0);
+        }
+        match file.read(&mut room[len..]) {
+            Ok(0) => return Ok(len),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Input, ROOM_ZEROED, load_into};
+
+    #[test]
+    fn a_reused_room_reads_each_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let room_len = 5000 + (8 << 10);
+        // Empty, a first size, smaller, exactly the room made for the first, larger, larger
+        // than the room that is cleared, and small again after it.
+        let sizes = [
+            0,
+            5000,
+            10,
+            room_len,
+            room_len + 1,
+            70_000,
+            ROOM_ZEROED + 3,
+            7,
+        ];
+        let mut room = Vec::new();
+        for (i, size) in sizes.into_iter().enumerate() {
+            let path = dir.path().join(format!("{i}.json"));
+            let bytes: Vec<u8> = (0..size).map(|b| (b * 7 + i) as u8).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            let len = load_into(&Input::file(path, false), &mut room).unwrap();
+            assert!(room[..len] == bytes[..], "file of {size} bytes");
+        }
+        let missing = Input::file(dir.path().join("missing.json"), false);
+        assert!(load_into(&missing, &mut room).is_err());
+    }
+}
