@@ -194,6 +194,54 @@ fn check_writes_nothing_and_exits_one() {
     assert!(text(&plain.stderr).contains("use --in-place"));
 }
 
+/// A copy of the fixture as the app leaves it while it runs: its -wal and -shm beside it.
+fn copy_with_log() -> (tempfile::TempDir, PathBuf) {
+    let (dir, db) = copy("threads.db");
+    for side in ["-wal", "-shm"] {
+        let mut from = fixture().into_os_string();
+        from.push(side);
+        let mut to = db.clone().into_os_string();
+        to.push(side);
+        std::fs::copy(from, to).unwrap();
+    }
+    (dir, db)
+}
+
+/// Every file in `dir` with its bytes.
+fn files_in(dir: &Path) -> Vec<(std::ffi::OsString, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name(), std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn check_touches_no_file_and_takes_no_write_lock() {
+    let (dir, db) = copy_with_log();
+    let before = files_in(dir.path());
+    assert_eq!(before.len(), 3);
+    // The app holds the write lock meanwhile: a check reads a snapshot, it does not wait.
+    let app = Connection::open(&db).unwrap();
+    app.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let out = toolmend(&["repair", "--check"], &db);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(": would be repaired"));
+    app.execute_batch("ROLLBACK").unwrap();
+    drop(app);
+    // Alone on the database, closing the check's connection must not fold the write-ahead
+    // log into it or remove the log's files.
+    let (dir, db) = copy_with_log();
+    let before = files_in(dir.path());
+    let out = toolmend(&["repair", "--check"], &db);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(files_in(dir.path()), before);
+}
+
 #[test]
 fn unreadable_checkpoints_are_reported_per_thread_and_never_repaired() {
     let (_dir, db) = copy("threads.db");

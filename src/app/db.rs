@@ -150,13 +150,8 @@ pub fn repair(
         ));
     }
     if !done.left.is_empty() && !write.dry_run {
-        let after = if write.dry_run {
-            ""
-        } else {
-            " after the write"
-        };
         super::say(format_args!(
-            "{name}: {} finding(s) left{after} (see `toolmend lint {name}`)",
+            "{name}: {} finding(s) left after the write (see `toolmend lint {name}`)",
             done.left.len()
         ));
     }

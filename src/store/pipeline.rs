@@ -272,16 +272,60 @@ pub struct WriteOptions {
     pub dry_run: bool,
 }
 
+/// Each conversation to write, with what to write over it.
+type Writes<'l> = Vec<(&'l Stored, Mended)>;
+
+/// What [`repair`] would write: the mended conversations, and the counts with the findings
+/// as they are now (`left`, replaced after a write by what is read back).
+fn plan<'l>(linted: &'l [Linted], options: &RepairOptions) -> Result<(Written, Writes<'l>), Error> {
+    let mut done = Written::default();
+    let mut writes = Vec::new();
+    for l in linted {
+        match mend(l, options)? {
+            Some(mended) => {
+                done.placeholders += mended.placeholders;
+                done.repaired.push(l.stored.location.clone());
+                writes.push((&l.stored, mended));
+            }
+            None => done.untouched += 1,
+        }
+    }
+    done.left = linted.iter().flat_map(|l| l.findings.clone()).collect();
+    Ok((done, writes))
+}
+
+/// [`repair`] without writing: one read snapshot through a read-only connection.
+fn dry_run(
+    path: &Path,
+    lint_options: &LintOptions,
+    options: &RepairOptions,
+) -> Result<Written, Error> {
+    let mut conn = super::sqlite::open_read_only(path)?;
+    let snapshot = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+    let Some((store, _)) = super::recognise(&snapshot) else {
+        return Err(Error::Format(
+            "no known session store in this database".into(),
+        ));
+    };
+    let linted = read_all(&path.display().to_string(), &snapshot, store, lint_options)?;
+    Ok(plan(&linted, options)?.0)
+}
+
 /// Repair the store in the database at `path`: inside one write transaction, read and lint
 /// every conversation again, write each mended one the store's way, then read back and lint
 /// once more. Refuses (TM016, [`Error::Busy`]) when another connection is writing, unless
-/// forced. Any error rolls the whole transaction back.
+/// forced. Any error rolls the whole transaction back. A dry run reads one snapshot through a
+/// read-only connection: it takes no write lock, so it neither waits for a running app nor
+/// blocks it, and closing it cannot checkpoint the write-ahead log or remove its files.
 pub fn repair(
     path: &Path,
     lint_options: &LintOptions,
     options: &RepairOptions,
     write: &WriteOptions,
 ) -> Result<Written, Error> {
+    if write.dry_run {
+        return dry_run(path, lint_options, options);
+    }
     let mut conn = super::sqlite::open_read_write(path, write.force)?;
     if !write.force {
         safety::wal_is_quiet(path)?;
@@ -296,23 +340,9 @@ pub fn repair(
     };
     let name = path.display().to_string();
     let linted = read_all(&name, &tx, store, lint_options)?;
-    let mut done = Written::default();
-    let mut writes = Vec::new();
-    for l in &linted {
-        match mend(l, options)? {
-            Some(mended) => {
-                done.placeholders += mended.placeholders;
-                done.repaired.push(l.stored.location.clone());
-                writes.push((&l.stored, mended));
-            }
-            None => done.untouched += 1,
-        }
-    }
-    if write.dry_run || writes.is_empty() {
-        return Ok(Written {
-            left: linted.iter().flat_map(|l| l.findings.clone()).collect(),
-            ..done
-        });
+    let (mut done, writes) = plan(&linted, options)?;
+    if writes.is_empty() {
+        return Ok(done);
     }
     // The copy is taken while we hold the write lock, before any write, from a second
     // (reading) connection: it is exactly the database the repair starts from.
