@@ -1,75 +1,253 @@
-//! Interned strings: each distinct string is kept once, one after another in one buffer, and
-//! named by a small number. A string then costs its bytes and a few words, rather than a heap
-//! allocation and a hash-map entry of its own, and whatever is kept per string can live in
-//! plain vectors indexed by its number.
+//! Interned strings: each distinct string is kept once, one after another in blocks of text,
+//! and named by a small number. A string then costs its bytes and a few bytes more, rather
+//! than a heap allocation and a hash-map entry of its own, and whatever is kept per string can
+//! live in plain vectors indexed by its number.
+//!
+//! Nothing here grows by doubling a large buffer: a doubled buffer holds up to twice what it
+//! needs and, while it moves, its old and its new copy at once, which set the peak memory of a
+//! long log. The text is kept in blocks of 64 KiB that never move, the start of each string in
+//! 4 bytes in fixed-size chunks ([`Chunked`]), and once there are many strings the hash table
+//! is cut into 64 shards that each grow on their own.
+
+mod chunked;
 
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
+pub(crate) use chunked::Chunked;
+
 /// The number of an interned string.
 pub(crate) type Sym = u32;
 
+/// How strings are placed in blocks, and how their starts are written down.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    /// A block holds `2^offset_bits` bytes (a longer string has a block of its own).
+    offset_bits: u32,
+    /// Bits of a kept start: the block's number within its epoch, then the offset in it. An
+    /// epoch is the run of `2^(start_bits - offset_bits)` blocks such a start can name (4 GiB
+    /// of text); past it, [`Texts::epochs`] tells which epoch a string's block is in.
+    start_bits: u32,
+}
+
+/// The layout of every interner but those of some tests.
+const LAYOUT: Layout = Layout {
+    offset_bits: 16,
+    start_bits: 32,
+};
+
+/// The number of strings past which the hash table is cut into shards.
+const SPLIT_AT: usize = 1 << 13;
+/// There are `2^SHARD_BITS` shards, chosen by bits of the hash that the table itself uses for
+/// nothing (it takes the low bits for the bucket and the top seven for its control bytes).
+const SHARD_BITS: u32 = 6;
+const SHARD_SHIFT: u32 = 48;
+
+/// The text of the strings, in order.
+#[derive(Debug)]
+struct Texts {
+    /// Each string lies whole in one block, right after the string before it in that block.
+    blocks: Vec<String>,
+    /// Per number: where the string starts (see [`Layout::start_bits`]).
+    starts: Chunked<u32>,
+    /// The number of the first string of each epoch after the first.
+    epochs: Vec<Sym>,
+    layout: Layout,
+}
+
+impl Texts {
+    fn new(layout: Layout) -> Texts {
+        Texts {
+            blocks: Vec::new(),
+            starts: Chunked::default(),
+            epochs: Vec::new(),
+            layout,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn block_size(&self) -> usize {
+        1 << self.layout.offset_bits
+    }
+
+    fn blocks_per_epoch(&self) -> usize {
+        1 << (self.layout.start_bits - self.layout.offset_bits)
+    }
+
+    /// The block of string `i`, which starts at `start`, and the offset of that start.
+    fn place(&self, i: usize, start: u32) -> (usize, usize) {
+        let epoch = if self.epochs.is_empty() {
+            0
+        } else {
+            self.epochs.partition_point(|&first| first as usize <= i)
+        };
+        let block = epoch * self.blocks_per_epoch() + (start >> self.layout.offset_bits) as usize;
+        (
+            block,
+            (start & ((1 << self.layout.offset_bits) - 1)) as usize,
+        )
+    }
+
+    /// String `sym`.
+    fn get(&self, sym: Sym) -> &str {
+        let i = sym as usize;
+        let (block, from) = self.place(i, self.starts[i]);
+        let text = &self.blocks[block];
+        // It ends where the next string starts, if that one is in the same block.
+        let to = match self.starts.get(i + 1) {
+            Some(&next) => match self.place(i + 1, next) {
+                (b, to) if b == block => to,
+                _ => text.len(),
+            },
+            None => text.len(),
+        };
+        &text[from..to]
+    }
+
+    /// Add `s` after the last string.
+    fn push(&mut self, s: &str) {
+        let size = self.block_size();
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|b| b.len() < size && b.len() + s.len() <= size);
+        if fits {
+            let last = self.blocks.last_mut().expect("a block");
+            let need = last.len() + s.len();
+            if last.capacity() < need {
+                // The first block grows as a string would, but never past its size.
+                let room = (2 * last.capacity()).clamp(need, size);
+                last.reserve_exact(room - last.len());
+            }
+        } else {
+            let block = self.blocks.len();
+            let per_epoch = self.blocks_per_epoch();
+            if block == (self.epochs.len() + 1) * per_epoch {
+                self.epochs
+                    .push(Sym::try_from(self.len()).expect("a string's number"));
+            }
+            let room = if block == 0 {
+                s.len()
+            } else {
+                size.max(s.len())
+            };
+            self.blocks.push(String::with_capacity(room));
+        }
+        let block = self.blocks.len() - 1;
+        let in_epoch = block % self.blocks_per_epoch();
+        let last = &mut self.blocks[block];
+        let start = (in_epoch << self.layout.offset_bits) | last.len();
+        last.push_str(s);
+        self.starts
+            .push(u32::try_from(start).expect("a start fits its bits"));
+    }
+}
+
 /// A set of strings, each stored once, numbered in order of first appearance.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Interner {
-    text: String,
-    /// End of each string in `text` (it starts where the one before ends).
-    ends: Vec<usize>,
-    table: HashTable<Sym>,
+    texts: Texts,
+    /// The numbers of the strings, by hash: one table, or once there are many strings,
+    /// `2^SHARD_BITS` of them.
+    tables: Vec<HashTable<Sym>>,
     hasher: foldhash::fast::FixedState,
 }
 
-/// String `sym` of `text`, given the ends of all strings.
-fn slice<'t>(text: &'t str, ends: &[usize], sym: Sym) -> &'t str {
-    let i = sym as usize;
-    &text[if i == 0 { 0 } else { ends[i - 1] }..ends[i]]
+impl Default for Interner {
+    fn default() -> Self {
+        Interner::with_layout(LAYOUT)
+    }
+}
+
+/// The table of `tables` that holds strings of hash `hash`.
+fn shard(tables: &[HashTable<Sym>], hash: u64) -> usize {
+    if tables.len() > 1 {
+        (hash >> SHARD_SHIFT) as usize & ((1 << SHARD_BITS) - 1)
+    } else {
+        0
+    }
 }
 
 impl Interner {
+    fn with_layout(layout: Layout) -> Interner {
+        Interner {
+            texts: Texts::new(layout),
+            tables: Vec::new(),
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
+
+    fn find_hashed(&self, hash: u64, s: &str) -> Option<Sym> {
+        let table = self.tables.get(shard(&self.tables, hash))?;
+        table.find(hash, |&sym| self.texts.get(sym) == s).copied()
+    }
+
     /// The number of `s`, adding it when new.
     pub(crate) fn intern(&mut self, s: &str) -> Sym {
         let hash = self.hasher.hash_one(s);
-        if let Some(&sym) = self
-            .table
-            .find(hash, |&sym| slice(&self.text, &self.ends, sym) == s)
-        {
+        if let Some(sym) = self.find_hashed(hash, s) {
             return sym;
         }
-        let sym = Sym::try_from(self.ends.len()).expect("fewer than 2^32 distinct strings");
-        self.text.push_str(s);
-        self.ends.push(self.text.len());
+        if self.tables.is_empty() {
+            self.tables.push(HashTable::new());
+        } else if self.tables.len() == 1 && self.len() >= SPLIT_AT {
+            self.split();
+        }
+        let sym = Sym::try_from(self.len()).expect("fewer than 2^32 distinct strings");
+        self.texts.push(s);
         let Interner {
-            text,
-            ends,
-            table,
+            texts,
+            tables,
             hasher,
         } = self;
-        table.insert_unique(hash, sym, |&sym| hasher.hash_one(slice(text, ends, sym)));
+        let k = shard(tables, hash);
+        tables[k].insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
         sym
+    }
+
+    /// Cut the one table into shards.
+    fn split(&mut self) {
+        let one = self.tables.pop().expect("one table");
+        let room = 2 * self.len() >> SHARD_BITS;
+        self.tables = (0..1 << SHARD_BITS)
+            .map(|_| HashTable::with_capacity(room))
+            .collect();
+        for sym in one {
+            let hash = self.hasher.hash_one(self.texts.get(sym));
+            let k = shard(&self.tables, hash);
+            let Interner {
+                texts,
+                tables,
+                hasher,
+            } = self;
+            tables[k].insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
+        }
     }
 
     /// The number of `s`, if it was interned.
     pub(crate) fn find(&self, s: &str) -> Option<Sym> {
-        let hash = self.hasher.hash_one(s);
-        self.table
-            .find(hash, |&sym| slice(&self.text, &self.ends, sym) == s)
-            .copied()
+        self.find_hashed(self.hasher.hash_one(s), s)
     }
 
     /// The string numbered `sym`.
     pub(crate) fn get(&self, sym: Sym) -> &str {
-        slice(&self.text, &self.ends, sym)
+        self.texts.get(sym)
     }
 
     /// How many strings there are (every number is below this).
     pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+        self.texts.len()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
 
     #[test]
@@ -102,5 +280,64 @@ mod tests {
         );
         assert_eq!(i.find("id 5000"), None);
         assert_eq!(i.len(), 5003);
+    }
+
+    /// Strings of every length from empty to longer than a block, in an order that fills
+    /// blocks exactly, leaves room at their ends and starts blocks with long strings.
+    fn strings(n: usize, longest: usize) -> Vec<String> {
+        (0..n)
+            .map(|k| {
+                let len = (k * 7 + k / 3) % (longest + 1);
+                format!("{k}:").repeat(longest).chars().take(len).collect()
+            })
+            .collect()
+    }
+
+    /// Intern `all` and check every string against a plain map: same numbers, same text.
+    fn check(mut interner: Interner, all: &[String]) -> Interner {
+        let mut want: HashMap<&str, Sym> = HashMap::new();
+        for s in all {
+            let next = Sym::try_from(want.len()).unwrap();
+            let sym = *want.entry(s).or_insert(next);
+            assert_eq!(interner.intern(s), sym, "{s:?}");
+        }
+        assert_eq!(interner.len(), want.len());
+        for (s, &sym) in &want {
+            assert_eq!((interner.get(sym), interner.find(s)), (*s, Some(sym)));
+        }
+        assert_eq!(interner.find("not interned"), None);
+        interner
+    }
+
+    #[test]
+    fn strings_round_trip_across_blocks_and_past_the_starts_range() {
+        // Blocks of 16 bytes, starts of 8 bits: an epoch is 16 blocks, 256 bytes of text.
+        let small = Layout {
+            offset_bits: 4,
+            start_bits: 8,
+        };
+        let all = strings(3 * SPLIT_AT, 40);
+        let interner = check(Interner::with_layout(small), &all);
+        let texts = &interner.texts;
+        assert!(texts.epochs.len() > 100, "{} epochs", texts.epochs.len());
+        assert!(texts.blocks.iter().any(|b| b.len() > 16));
+        assert!(texts.blocks.iter().any(|b| b.len() == 16));
+        assert!(texts.blocks.iter().any(|b| b.len() < 16));
+        assert_eq!(interner.tables.len(), 1 << SHARD_BITS);
+        assert!(interner.tables.iter().all(|t| !t.is_empty()));
+    }
+
+    #[test]
+    fn the_real_layout_round_trips_many_strings() {
+        let all = strings(3 * SPLIT_AT, 300);
+        let interner = check(Interner::default(), &all);
+        let texts = &interner.texts;
+        assert!(texts.blocks.len() > 3);
+        assert!(
+            texts.blocks[1..texts.blocks.len() - 1]
+                .iter()
+                .all(|b| b.len() > (1 << 16) - 300 && b.capacity() == 1 << 16)
+        );
+        assert_eq!(interner.tables.len(), 1 << SHARD_BITS);
     }
 }
