@@ -1,5 +1,5 @@
-//! Interned strings: each distinct string is kept once, one after another in blocks of text,
-//! and named by a small number. A string then costs its bytes and a few bytes more, rather
+//! Interned strings: each distinct string is kept once, after its length, one after another
+//! in blocks of text, and named by a small number. A string then costs its bytes and a few bytes more, rather
 //! than a heap allocation and a hash-map entry of its own, and whatever is kept per string can
 //! live in plain vectors indexed by its number.
 //!
@@ -47,7 +47,8 @@ const SHARD_SHIFT: u32 = 48;
 /// The text of the strings, in order.
 #[derive(Debug)]
 struct Texts {
-    /// Each string lies whole in one block, right after the string before it in that block.
+    /// Each string lies whole in one block, after its length (see [`write_len`]), right after
+    /// the string before it in that block.
     blocks: Vec<String>,
     /// Per number: where the string starts (see [`Layout::start_bits`]).
     starts: Chunked<u32>,
@@ -79,48 +80,40 @@ impl Texts {
     }
 
     /// The block of string `i`, which starts at `start`, and the offset of that start.
+    #[inline]
     fn place(&self, i: usize, start: u32) -> (usize, usize) {
-        let epoch = if self.epochs.is_empty() {
-            0
-        } else {
-            self.epochs.partition_point(|&first| first as usize <= i)
-        };
-        let block = epoch * self.blocks_per_epoch() + (start >> self.layout.offset_bits) as usize;
-        (
-            block,
-            (start & ((1 << self.layout.offset_bits) - 1)) as usize,
-        )
+        let bits = self.layout.offset_bits;
+        let mut block = (start >> bits) as usize;
+        if !self.epochs.is_empty() {
+            let epoch = self.epochs.partition_point(|&first| first as usize <= i);
+            block += epoch << (self.layout.start_bits - bits);
+        }
+        (block, (start & ((1 << bits) - 1)) as usize)
     }
 
     /// String `sym`.
+    #[inline]
     fn get(&self, sym: Sym) -> &str {
         let i = sym as usize;
         let (block, from) = self.place(i, self.starts[i]);
         let text = &self.blocks[block];
-        // It ends where the next string starts, if that one is in the same block.
-        let to = match self.starts.get(i + 1) {
-            Some(&next) => match self.place(i + 1, next) {
-                (b, to) if b == block => to,
-                _ => text.len(),
-            },
-            None => text.len(),
-        };
-        &text[from..to]
+        let (len, from) = read_len(&text.as_bytes()[from..], from);
+        &text[from..from + len]
     }
 
     /// Add `s` after the last string.
     fn push(&mut self, s: &str) {
+        let need = len_bytes(s.len()) + s.len();
         let size = self.block_size();
         let fits = self
             .blocks
             .last()
-            .is_some_and(|b| b.len() < size && b.len() + s.len() <= size);
+            .is_some_and(|b| b.len() < size && b.len() + need <= size);
         if fits {
             let last = self.blocks.last_mut().expect("a block");
-            let need = last.len() + s.len();
-            if last.capacity() < need {
+            if last.capacity() < last.len() + need {
                 // The first block grows as a string would, but never past its size.
-                let room = (2 * last.capacity()).clamp(need, size);
+                let room = (2 * last.capacity()).clamp(last.len() + need, size);
                 last.reserve_exact(room - last.len());
             }
         } else {
@@ -130,20 +123,64 @@ impl Texts {
                 self.epochs
                     .push(Sym::try_from(self.len()).expect("a string's number"));
             }
-            let room = if block == 0 {
-                s.len()
-            } else {
-                size.max(s.len())
-            };
+            let room = if block == 0 { need } else { size.max(need) };
             self.blocks.push(String::with_capacity(room));
         }
         let block = self.blocks.len() - 1;
         let in_epoch = block % self.blocks_per_epoch();
         let last = &mut self.blocks[block];
         let start = (in_epoch << self.layout.offset_bits) | last.len();
+        write_len(s.len(), last);
         last.push_str(s);
         self.starts
             .push(u32::try_from(start).expect("a start fits its bits"));
+    }
+}
+
+/// Write `len` before its string: six bits a byte, lowest first, bit 6 set on every byte but
+/// the last. Every byte is ASCII, so a block stays text, and a string under 64 bytes (nearly
+/// every id) costs one byte more.
+fn write_len(mut len: usize, out: &mut String) {
+    loop {
+        let digit = (len & 63) as u8;
+        len >>= 6;
+        if len == 0 {
+            out.push(char::from(digit));
+            return;
+        }
+        out.push(char::from(digit | 64));
+    }
+}
+
+/// How many bytes [`write_len`] writes for `len`.
+fn len_bytes(len: usize) -> usize {
+    let mut n = 1;
+    let mut rest = len >> 6;
+    while rest > 0 {
+        n += 1;
+        rest >>= 6;
+    }
+    n
+}
+
+/// The length [`write_len`] wrote at the start of `bytes`, which start at `at` of their block,
+/// and where the string starts.
+#[inline]
+fn read_len(bytes: &[u8], at: usize) -> (usize, usize) {
+    match bytes[0] {
+        b if b < 64 => (b as usize, at + 1),
+        _ => {
+            let mut len = 0;
+            let mut shift = 0;
+            for (k, &b) in bytes.iter().enumerate() {
+                len |= ((b & 63) as usize) << shift;
+                if b & 64 == 0 {
+                    return (len, at + k + 1);
+                }
+                shift += 6;
+            }
+            unreachable!("a length ends with a byte under 64")
+        }
     }
 }
 
@@ -325,6 +362,39 @@ mod tests {
         assert!(texts.blocks.iter().any(|b| b.len() < 16));
         assert_eq!(interner.tables.len(), 1 << SHARD_BITS);
         assert!(interner.tables.iter().all(|t| !t.is_empty()));
+    }
+
+    #[test]
+    fn long_strings_round_trip_with_their_lengths() {
+        let lengths = [
+            0,
+            1,
+            63,
+            64,
+            65,
+            4095,
+            4096,
+            4097,
+            1 << 18,
+            (1 << 18) + 1,
+            70_000,
+        ];
+        let all: Vec<String> = lengths
+            .iter()
+            .flat_map(|&n| ["a".repeat(n), "b".repeat(n), "a".repeat(n)])
+            .collect();
+        for len in lengths {
+            let mut written = String::new();
+            write_len(len, &mut written);
+            assert_eq!(written.len(), len_bytes(len));
+            assert_eq!(read_len(written.as_bytes(), 5), (len, 5 + written.len()));
+        }
+        let small = Layout {
+            offset_bits: 4,
+            start_bits: 8,
+        };
+        check(Interner::with_layout(small), &all);
+        check(Interner::default(), &all);
     }
 
     #[test]

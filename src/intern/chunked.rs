@@ -29,14 +29,23 @@ impl<T> Default for Chunked<T> {
 
 impl<T> Chunked<T> {
     /// Add `value` at the end.
+    #[inline]
     pub(crate) fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
+            Some(last) if last.len() < last.capacity() => last.push(value),
+            _ => self.grow(value),
+        }
+        self.len += 1;
+    }
+
+    /// Add `value` where the last chunk is full: grow the first chunk as a vector would (but
+    /// never past one chunk), or start a chunk.
+    #[cold]
+    fn grow(&mut self, value: T) {
+        match self.chunks.last_mut() {
             Some(last) if last.len() < CHUNK => {
-                if last.len() == last.capacity() {
-                    // Grow as a vector would, but never past one chunk.
-                    let room = (2 * last.capacity()).clamp(4, CHUNK);
-                    last.reserve_exact(room - last.len());
-                }
+                let room = (2 * last.capacity()).clamp(4, CHUNK);
+                last.reserve_exact(room - last.len());
                 last.push(value);
             }
             _ => {
@@ -45,7 +54,6 @@ impl<T> Chunked<T> {
                 self.chunks.push(chunk);
             }
         }
-        self.len += 1;
     }
 
     /// How many values there are.
@@ -54,6 +62,7 @@ impl<T> Chunked<T> {
     }
 
     /// Value `i`, if there are that many.
+    #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
         self.chunks.get(i >> CHUNK_BITS)?.get(i & (CHUNK - 1))
     }
@@ -62,12 +71,14 @@ impl<T> Chunked<T> {
 impl<T> Index<usize> for Chunked<T> {
     type Output = T;
 
+    #[inline]
     fn index(&self, i: usize) -> &T {
         &self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
     }
 }
 
 impl<T> IndexMut<usize> for Chunked<T> {
+    #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
         &mut self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
     }
