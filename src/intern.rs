@@ -49,7 +49,7 @@ const SHARD_SHIFT: u32 = 48;
 struct Texts {
     /// Each string lies whole in one block, after its length (see [`write_len`]), right after
     /// the string before it in that block.
-    blocks: Vec<String>,
+    blocks: Blocks,
     /// Per number: where the string starts (see [`Layout::start_bits`]).
     starts: Chunked<u32>,
     /// The number of the first string of each epoch after the first.
@@ -60,7 +60,7 @@ struct Texts {
 impl Texts {
     fn new(layout: Layout) -> Texts {
         Texts {
-            blocks: Vec::new(),
+            blocks: Blocks::default(),
             starts: Chunked::default(),
             epochs: Vec::new(),
             layout,
@@ -92,7 +92,7 @@ impl Texts {
     }
 
     /// String `sym`.
-    #[inline]
+    #[inline(always)]
     fn get(&self, sym: Sym) -> &str {
         let i = sym as usize;
         let (block, from) = self.place(i, self.starts[i]);
@@ -105,35 +105,66 @@ impl Texts {
     fn push(&mut self, s: &str) {
         let need = len_bytes(s.len()) + s.len();
         let size = self.block_size();
-        let fits = self
-            .blocks
-            .last()
-            .is_some_and(|b| b.len() < size && b.len() + need <= size);
-        if fits {
-            let last = self.blocks.last_mut().expect("a block");
+        let last = self.blocks.last_mut();
+        if last.len() < size && last.len() + need <= size {
             if last.capacity() < last.len() + need {
                 // The first block grows as a string would, but never past its size.
                 let room = (2 * last.capacity()).clamp(last.len() + need, size);
                 last.reserve_exact(room - last.len());
             }
         } else {
-            let block = self.blocks.len();
+            let block = self.blocks.count();
             let per_epoch = self.blocks_per_epoch();
             if block == (self.epochs.len() + 1) * per_epoch {
                 self.epochs
                     .push(Sym::try_from(self.len()).expect("a string's number"));
             }
-            let room = if block == 0 { need } else { size.max(need) };
-            self.blocks.push(String::with_capacity(room));
+            self.blocks.more.push(String::with_capacity(size.max(need)));
         }
-        let block = self.blocks.len() - 1;
+        let block = self.blocks.count() - 1;
         let in_epoch = block % self.blocks_per_epoch();
-        let last = &mut self.blocks[block];
+        let last = self.blocks.last_mut();
         let start = (in_epoch << self.layout.offset_bits) | last.len();
         write_len(s.len(), last);
         last.push_str(s);
         self.starts
             .push(u32::try_from(start).expect("a start fits its bits"));
+    }
+}
+
+/// The blocks of text. The first is kept inline and grows as a string does (from nothing), so a
+/// short interner costs one allocation for its text, as a string would.
+#[derive(Debug, Default)]
+struct Blocks {
+    first: String,
+    more: Vec<String>,
+}
+
+impl Blocks {
+    fn count(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    fn last_mut(&mut self) -> &mut String {
+        self.more.last_mut().unwrap_or(&mut self.first)
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.first).chain(&self.more)
+    }
+}
+
+impl std::ops::Index<usize> for Blocks {
+    type Output = String;
+
+    #[inline]
+    fn index(&self, b: usize) -> &String {
+        if b == 0 {
+            &self.first
+        } else {
+            &self.more[b - 1]
+        }
     }
 }
 
@@ -190,7 +221,9 @@ pub(crate) struct Interner {
     texts: Texts,
     /// The numbers of the strings, by hash: one table, or once there are many strings,
     /// `2^SHARD_BITS` of them.
-    tables: Vec<HashTable<Sym>>,
+    table: HashTable<Sym>,
+    /// Once there are many strings, `2^SHARD_BITS` tables that replace `table`.
+    shards: Vec<HashTable<Sym>>,
     hasher: foldhash::fast::FixedState,
 }
 
@@ -200,27 +233,40 @@ impl Default for Interner {
     }
 }
 
-/// The table of `tables` that holds strings of hash `hash`.
-fn shard(tables: &[HashTable<Sym>], hash: u64) -> usize {
-    if tables.len() > 1 {
-        (hash >> SHARD_SHIFT) as usize & ((1 << SHARD_BITS) - 1)
+/// The table of `table` or `shards` that holds strings of hash `hash`.
+#[inline]
+fn table_of<'t>(
+    table: &'t HashTable<Sym>,
+    shards: &'t [HashTable<Sym>],
+    hash: u64,
+) -> &'t HashTable<Sym> {
+    if shards.is_empty() {
+        table
     } else {
-        0
+        &shards[shard(hash)]
     }
+}
+
+/// The shard of strings of hash `hash`.
+fn shard(hash: u64) -> usize {
+    (hash >> SHARD_SHIFT) as usize & ((1 << SHARD_BITS) - 1)
 }
 
 impl Interner {
     fn with_layout(layout: Layout) -> Interner {
         Interner {
             texts: Texts::new(layout),
-            tables: Vec::new(),
+            table: HashTable::new(),
+            shards: Vec::new(),
             hasher: foldhash::fast::FixedState::default(),
         }
     }
 
+    #[inline]
     fn find_hashed(&self, hash: u64, s: &str) -> Option<Sym> {
-        let table = self.tables.get(shard(&self.tables, hash))?;
-        table.find(hash, |&sym| self.texts.get(sym) == s).copied()
+        table_of(&self.table, &self.shards, hash)
+            .find(hash, |&sym| self.texts.get(sym) == s)
+            .copied()
     }
 
     /// The number of `s`, adding it when new.
@@ -229,39 +275,42 @@ impl Interner {
         if let Some(sym) = self.find_hashed(hash, s) {
             return sym;
         }
-        if self.tables.is_empty() {
-            self.tables.push(HashTable::new());
-        } else if self.tables.len() == 1 && self.len() >= SPLIT_AT {
+        if self.shards.is_empty() && self.len() >= SPLIT_AT {
             self.split();
         }
         let sym = Sym::try_from(self.len()).expect("fewer than 2^32 distinct strings");
         self.texts.push(s);
         let Interner {
             texts,
-            tables,
+            table,
+            shards,
             hasher,
         } = self;
-        let k = shard(tables, hash);
-        tables[k].insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
+        let table = if shards.is_empty() {
+            table
+        } else {
+            &mut shards[shard(hash)]
+        };
+        table.insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
         sym
     }
 
     /// Cut the one table into shards.
+    #[cold]
     fn split(&mut self) {
-        let one = self.tables.pop().expect("one table");
         let room = 2 * self.len() >> SHARD_BITS;
-        self.tables = (0..1 << SHARD_BITS)
+        self.shards = (0..1 << SHARD_BITS)
             .map(|_| HashTable::with_capacity(room))
             .collect();
-        for sym in one {
-            let hash = self.hasher.hash_one(self.texts.get(sym));
-            let k = shard(&self.tables, hash);
-            let Interner {
-                texts,
-                tables,
-                hasher,
-            } = self;
-            tables[k].insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
+        let Interner {
+            texts,
+            table,
+            shards,
+            hasher,
+        } = self;
+        for sym in std::mem::take(table) {
+            let hash = hasher.hash_one(texts.get(sym));
+            shards[shard(hash)].insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
         }
     }
 
@@ -278,6 +327,21 @@ impl Interner {
     /// How many strings there are (every number is below this).
     pub(crate) fn len(&self) -> usize {
         self.texts.len()
+    }
+
+    /// The bytes of each allocation held, largest first (for the memory tests).
+    #[cfg(test)]
+    pub(crate) fn allocations(&self) -> Vec<usize> {
+        let texts = &self.texts;
+        let mut sizes: Vec<usize> = texts.blocks.iter().map(String::capacity).collect();
+        sizes.push(texts.blocks.more.capacity() * std::mem::size_of::<String>());
+        sizes.extend(texts.starts.allocations());
+        sizes.push(texts.epochs.capacity() * 4);
+        sizes.push(self.table.allocation_size());
+        sizes.extend(self.shards.iter().map(HashTable::allocation_size));
+        sizes.push(self.shards.capacity() * std::mem::size_of::<HashTable<Sym>>());
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes
     }
 }
 
@@ -360,8 +424,9 @@ mod tests {
         assert!(texts.blocks.iter().any(|b| b.len() > 16));
         assert!(texts.blocks.iter().any(|b| b.len() == 16));
         assert!(texts.blocks.iter().any(|b| b.len() < 16));
-        assert_eq!(interner.tables.len(), 1 << SHARD_BITS);
-        assert!(interner.tables.iter().all(|t| !t.is_empty()));
+        assert_eq!(interner.shards.len(), 1 << SHARD_BITS);
+        assert!(interner.shards.iter().all(|t| !t.is_empty()));
+        assert!(interner.table.is_empty());
     }
 
     #[test]
@@ -402,12 +467,14 @@ mod tests {
         let all = strings(3 * SPLIT_AT, 300);
         let interner = check(Interner::default(), &all);
         let texts = &interner.texts;
-        assert!(texts.blocks.len() > 3);
+        assert!(texts.blocks.count() > 3);
+        let more = &texts.blocks.more;
         assert!(
-            texts.blocks[1..texts.blocks.len() - 1]
+            more[..more.len() - 1]
                 .iter()
                 .all(|b| b.len() > (1 << 16) - 300 && b.capacity() == 1 << 16)
         );
-        assert_eq!(interner.tables.len(), 1 << SHARD_BITS);
+        assert!(texts.blocks.first.len() > (1 << 16) - 300);
+        assert_eq!(interner.shards.len(), 1 << SHARD_BITS);
     }
 }

@@ -280,6 +280,33 @@ mod tests {
         assert_eq!(seen.first_spilled.len(), wide.len());
     }
 
+    /// What a long one-message-per-line log keeps per id: its bytes, one byte of length, a
+    /// 4-byte start, an 8-byte record and its share of the hash table, in allocations of at
+    /// most 64 KiB but the table shards (no large buffer that doubles, and holds its old and
+    /// new copy at once while it moves). Counted from capacities: deterministic.
+    #[test]
+    fn a_long_log_costs_about_22_bytes_per_id_beyond_its_text() {
+        let mut seen = Seen::default();
+        let n = 300_000;
+        let mut text = 0;
+        for k in 0..n {
+            let id = format!("call_{k}_{}_0", k % 7);
+            text += id.len();
+            seen.close(&id, closed(k % 3, 0, 1));
+        }
+        assert_eq!(seen.closed("call_4_4_0"), Some(closed(1, 0, 1)));
+        let mut sizes = seen.ids.allocations();
+        sizes.extend(seen.closed.allocations());
+        sizes.push(seen.spilled.capacity() * 64);
+        let total: usize = sizes.iter().sum();
+        let per_id = (total - text) as f64 / n as f64;
+        assert!(per_id < 25.0, "{per_id:.1} bytes per id beyond the text");
+        // The largest allocation: a shard of the table (1/64 of it), not the text or records.
+        let largest = *sizes.iter().max().unwrap();
+        assert!(largest <= 1 << 16, "largest allocation {largest} bytes");
+        assert!(seen.spilled.is_empty());
+    }
+
     #[test]
     fn a_first_call_alone_does_not_close_the_id() {
         let mut seen = Seen::default();

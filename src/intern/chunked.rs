@@ -10,19 +10,20 @@ const CHUNK_BITS: u32 = 13;
 /// Values per chunk.
 const CHUNK: usize = 1 << CHUNK_BITS;
 
-/// A vector of `T` in chunks of [`CHUNK`] values. The first chunk grows as a vector does, so
-/// a short one pays for what it holds.
+/// A vector of `T` in chunks of [`CHUNK`] values. The first chunk is kept inline and grows as
+/// a vector does, so a short one costs what a vector would (one allocation).
 #[derive(Debug)]
 pub(crate) struct Chunked<T> {
-    chunks: Vec<Vec<T>>,
-    len: usize,
+    first: Vec<T>,
+    /// The chunks after the first.
+    more: Vec<Vec<T>>,
 }
 
 impl<T> Default for Chunked<T> {
     fn default() -> Self {
         Chunked {
-            chunks: Vec::new(),
-            len: 0,
+            first: Vec::new(),
+            more: Vec::new(),
         }
     }
 }
@@ -31,40 +32,56 @@ impl<T> Chunked<T> {
     /// Add `value` at the end.
     #[inline]
     pub(crate) fn push(&mut self, value: T) {
-        match self.chunks.last_mut() {
-            Some(last) if last.len() < last.capacity() => last.push(value),
-            _ => self.grow(value),
+        let last = self.more.last_mut().unwrap_or(&mut self.first);
+        if last.len() < last.capacity() {
+            last.push(value);
+        } else {
+            self.grow(value);
         }
-        self.len += 1;
     }
 
     /// Add `value` where the last chunk is full: grow the first chunk as a vector would (but
     /// never past one chunk), or start a chunk.
     #[cold]
     fn grow(&mut self, value: T) {
-        match self.chunks.last_mut() {
-            Some(last) if last.len() < CHUNK => {
-                let room = (2 * last.capacity()).clamp(4, CHUNK);
-                last.reserve_exact(room - last.len());
-                last.push(value);
-            }
-            _ => {
-                let mut chunk = Vec::with_capacity(if self.chunks.is_empty() { 4 } else { CHUNK });
-                chunk.push(value);
-                self.chunks.push(chunk);
-            }
+        if self.more.is_empty() && self.first.len() < CHUNK {
+            let room = (2 * self.first.capacity()).clamp(4, CHUNK);
+            self.first.reserve_exact(room - self.first.len());
+            self.first.push(value);
+        } else {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            chunk.push(value);
+            self.more.push(chunk);
         }
     }
 
     /// How many values there are.
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.first.len()
+            + self
+                .more
+                .last()
+                .map_or(0, |last| (self.more.len() - 1) * CHUNK + last.len())
+    }
+
+    /// The bytes of each allocation held (for the memory tests).
+    #[cfg(test)]
+    pub(crate) fn allocations(&self) -> impl Iterator<Item = usize> + '_ {
+        let size = std::mem::size_of::<T>();
+        std::iter::once(&self.first)
+            .chain(&self.more)
+            .map(move |c| c.capacity() * size)
+            .chain([self.more.capacity() * std::mem::size_of::<Vec<T>>()])
     }
 
     /// Value `i`, if there are that many.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
-        self.chunks.get(i >> CHUNK_BITS)?.get(i & (CHUNK - 1))
+        if i < CHUNK {
+            self.first.get(i)
+        } else {
+            self.more.get((i >> CHUNK_BITS) - 1)?.get(i & (CHUNK - 1))
+        }
     }
 }
 
@@ -73,14 +90,22 @@ impl<T> Index<usize> for Chunked<T> {
 
     #[inline]
     fn index(&self, i: usize) -> &T {
-        &self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
+        if i < CHUNK {
+            &self.first[i]
+        } else {
+            &self.more[(i >> CHUNK_BITS) - 1][i & (CHUNK - 1)]
+        }
     }
 }
 
 impl<T> IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        &mut self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
+        if i < CHUNK {
+            &mut self.first[i]
+        } else {
+            &mut self.more[(i >> CHUNK_BITS) - 1][i & (CHUNK - 1)]
+        }
     }
 }
 
@@ -104,15 +129,19 @@ mod tests {
         assert_eq!(v[CHUNK], 7);
         // Every chunk but the last is full and was never grown past its size; the first grew
         // from a small start.
-        assert_eq!(v.chunks.len(), 4);
+        assert_eq!(
+            (v.first.len(), v.first.capacity(), v.more.len()),
+            (CHUNK, CHUNK, 3)
+        );
         assert!(
-            v.chunks[..3]
+            v.more[..2]
                 .iter()
                 .all(|c| c.len() == CHUNK && c.capacity() == CHUNK)
         );
-        assert_eq!(v.chunks[3].capacity(), CHUNK);
+        assert_eq!((v.more[2].len(), v.more[2].capacity()), (5, CHUNK));
         let mut small = Chunked::default();
+        assert_eq!((small.len(), small.get(0)), (0, None));
         small.push(1u64);
-        assert_eq!(small.chunks[0].capacity(), 4);
+        assert_eq!((small.first.capacity(), small.len()), (4, 1));
     }
 }
