@@ -298,7 +298,7 @@ impl Interner {
     /// Cut the one table into shards.
     #[cold]
     fn split(&mut self) {
-        let room = 2 * self.len() >> SHARD_BITS;
+        let room = (2 * self.len()) >> SHARD_BITS;
         self.shards = (0..1 << SHARD_BITS)
             .map(|_| HashTable::with_capacity(room))
             .collect();
