@@ -94,11 +94,26 @@ impl Texts {
     /// String `sym`.
     #[inline(always)]
     fn get(&self, sym: Sym) -> &str {
+        let (text, from, to) = self.span(sym);
+        &text[from..to]
+    }
+
+    /// Whether string `sym` is `s`: its bytes, compared without the checks that slicing a
+    /// string makes (the lookups' hot path).
+    #[inline(always)]
+    fn is(&self, sym: Sym, s: &str) -> bool {
+        let (text, from, to) = self.span(sym);
+        to - from == s.len() && text.as_bytes()[from..to] == *s.as_bytes()
+    }
+
+    /// The block of string `sym` and where in it the string starts and ends.
+    #[inline(always)]
+    fn span(&self, sym: Sym) -> (&String, usize, usize) {
         let i = sym as usize;
-        let (block, from) = self.place(i, self.starts[i]);
+        let (block, at) = self.place(i, self.starts[i]);
         let text = &self.blocks[block];
-        let (len, from) = read_len(&text.as_bytes()[from..], from);
-        &text[from..from + len]
+        let (len, from) = read_len(&text.as_bytes()[at..], at);
+        (text, from, from + len)
     }
 
     /// Add `s` after the last string.
@@ -265,7 +280,7 @@ impl Interner {
     #[inline]
     fn find_hashed(&self, hash: u64, s: &str) -> Option<Sym> {
         table_of(&self.table, &self.shards, hash)
-            .find(hash, |&sym| self.texts.get(sym) == s)
+            .find(hash, |&sym| self.texts.is(sym, s))
             .copied()
     }
 
