@@ -393,8 +393,12 @@ impl ChainReader {
             return None;
         }
         let links = &self.links;
-        let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
-        if !main.iter().any(|&i| links[i].message) {
+        // The main-chain links (a link's index fits in 32 bits, as in `Groups`).
+        let main: Vec<u32> = (0..links.len())
+            .filter(|&i| !links[i].sidechain)
+            .map(|i| i as u32)
+            .collect();
+        if !main.iter().any(|&i| links[i as usize].message) {
             return None;
         }
         // The later of two lines with one uuid is the line (as the client keeps it).
@@ -410,7 +414,7 @@ impl ChainReader {
             servers: &self.servers,
             by_uuid,
         };
-        let last = *main.last()?;
+        let last = *main.last()? as usize;
         let leaf = newest_descendant(&ls, &main, last);
         let mut chain = Chain::default();
         if let Some(f) = shared_uuid(&ls) {
@@ -437,9 +441,9 @@ impl ChainReader {
                     None => {
                         gaps += 1;
                         // `main` is in file order: the main-chain line just before.
-                        main.partition_point(|&j| j < i)
+                        main.partition_point(|&j| (j as usize) < i)
                             .checked_sub(1)
-                            .map(|k| main[k])
+                            .map(|k| main[k] as usize)
                     }
                 },
             };
@@ -453,7 +457,7 @@ impl ChainReader {
         let boundary = path.iter().position(|&i| links[i].boundary);
         let abandoned = main
             .iter()
-            .filter(|&&i| links[i].message && !on_path[i])
+            .filter(|&&i| links[i as usize].message && !on_path[i as usize])
             .count();
         chain.explanation = format!(
             "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
@@ -539,8 +543,9 @@ impl Links<'_> {
         l.server.get().map_or(&[], |k| &self.servers[k as usize])
     }
 
-    /// Link indices grouped by an interned string, each group in the order given.
-    fn group(&self, pairs: impl Iterator<Item = (Sym, usize)>) -> Groups {
+    /// Link indices grouped by an interned string, each group in the order given (`pairs`
+    /// gives them twice: once to count, once to place).
+    fn group<I: Iterator<Item = (Sym, usize)>>(&self, pairs: impl Fn() -> I) -> Groups {
         Groups::new(self.names.len(), pairs)
     }
 }
@@ -552,21 +557,25 @@ struct Groups {
 }
 
 impl Groups {
-    fn new(keys: usize, pairs: impl Iterator<Item = (Sym, usize)>) -> Groups {
-        let pairs: Vec<(Sym, usize)> = pairs.collect();
+    fn new<I: Iterator<Item = (Sym, usize)>>(keys: usize, pairs: impl Fn() -> I) -> Groups {
+        // Count the values of each key `k` at `k + 1`, then add up: `starts[k]` is where the
+        // values of `k` begin.
         let mut starts = vec![0u32; keys + 1];
-        for &(k, _) in &pairs {
+        for (k, _) in pairs() {
             starts[k as usize + 1] += 1;
         }
         for k in 0..keys {
             starts[k + 1] += starts[k];
         }
-        let mut next = starts.clone();
-        let mut values = vec![0u32; pairs.len()];
-        for (k, v) in pairs {
-            values[next[k as usize] as usize] = v as u32;
-            next[k as usize] += 1;
+        let mut values = vec![0u32; starts[keys] as usize];
+        for (k, v) in pairs() {
+            let next = &mut starts[k as usize];
+            values[*next as usize] = v as u32;
+            *next += 1;
         }
+        // Now `starts[k]` is where the values of `k` end: move each to `k + 1`.
+        starts.rotate_right(1);
+        starts[0] = 0;
         Groups { starts, values }
     }
 
@@ -613,13 +622,14 @@ impl Marks {
 
 /// Where the client starts: from `start`, down to the newest child written after it (by
 /// timestamp), again and again.
-fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
+fn newest_descendant(ls: &Links<'_>, main: &[u32], start: usize) -> usize {
     let links = ls.links;
-    let children = ls.group(
+    let children = ls.group(|| {
         main.iter()
-            .filter(|&&i| ls.line_of(links[i].uuid) == Some(i))
-            .filter_map(|&i| links[i].parent.get().map(|p| (p, i))),
-    );
+            .map(|&i| i as usize)
+            .filter(|&i| ls.line_of(links[i].uuid) == Some(i))
+            .filter_map(|i| links[i].parent.get().map(|p| (p, i)))
+    });
     let stamp = |i: usize| links[i].timestamp.get().map(|t| ls.stamps.get(t));
     let mut seen = vec![false; links.len()];
     let mut at = start;
@@ -643,20 +653,20 @@ fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
 /// hanging from those lines, right after the message.
-fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<usize> {
+fn with_parallel_parts(ls: &Links<'_>, main: &[u32], path: Vec<usize>) -> Vec<usize> {
     let links = ls.links;
     // Of two lines with one uuid only the later one exists for the client.
     let mut canonical = vec![NO; ls.names.len()];
     for &i in main {
-        canonical[links[i].uuid as usize] = i as u32;
+        canonical[links[i as usize].uuid as usize] = i;
     }
     let kept = || {
         main.iter()
-            .copied()
-            .filter(|&i| canonical[links[i].uuid as usize] == i as u32)
+            .filter(|&&i| canonical[links[i as usize].uuid as usize] == i)
+            .map(|&i| i as usize)
     };
-    let groups = ls.group(kept().filter_map(|i| links[i].group.get().map(|g| (g, i))));
-    let children = ls.group(kept().filter_map(|i| links[i].parent.get().map(|p| (p, i))));
+    let groups = ls.group(|| kept().filter_map(|i| links[i].group.get().map(|g| (g, i))));
+    let children = ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i))));
     let mut on_path = vec![false; links.len()];
     for &i in &path {
         on_path[i] = true;
@@ -694,7 +704,7 @@ fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<
 /// identifiers (trimmed or redacted), so the tree cannot be read with confidence.
 fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
     let links = ls.links;
-    let lines = ls.group(links.iter().enumerate().map(|(i, l)| (l.uuid, i)));
+    let lines = ls.group(|| links.iter().enumerate().map(|(i, l)| (l.uuid, i)));
     let (uuid, shared) = (0..ls.names.len() as Sym)
         .filter(|&k| lines.len(k) >= 3)
         .map(|k| (k, lines.get(k).collect::<Vec<usize>>()))
@@ -751,10 +761,10 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
 }
 
 /// TM010 (a parent that names no line) and TM011 (cycles and self-parents).
-fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
+fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     for (k, &i) in main.iter().enumerate() {
-        let l = &links[i];
+        let l = &links[i as usize];
         let Some(parent) = l.parent.get() else {
             continue;
         };
@@ -772,7 +782,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 ),
             });
         } else if ls.line_of(parent).is_none() {
-            let before = k.checked_sub(1).map(|b| links[main[b]].line);
+            let before = k.checked_sub(1).map(|b| links[main[b] as usize].line);
             out.push(TreeFinding {
                 rule: Rule::MissingParent,
                 warning: true,
@@ -924,13 +934,13 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
         return;
     }
     let mut calls = Marks::new(ls.names.len());
-    let below = ls.group(
+    let below = ls.group(|| {
         links
             .iter()
             .enumerate()
             .filter(|(_, c)| c.parent_span().is_some())
-            .filter_map(|(i, c)| c.parent.get().map(|p| (p, i))),
-    );
+            .filter_map(|(i, c)| c.parent.get().map(|p| (p, i)))
+    });
     let children = |uuid: Sym| -> Vec<(usize, usize)> {
         below
             .get(uuid)
