@@ -26,10 +26,11 @@ use crate::locate::members_named;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
-/// link costs a few words whatever the file holds.
+/// link costs a few words whatever the file holds (64 bytes).
 #[derive(Debug, Clone)]
 struct Link {
-    line: usize,
+    /// The line number (`u32::MAX` past it: a file of 4 billion lines is not read).
+    line: u32,
     /// Where the line's text starts in the file, and its length (line ending excluded; a
     /// parsed line is under 4 GiB).
     start: usize,
@@ -42,29 +43,54 @@ struct Link {
     parent: OptSym,
     /// Column of the `parentUuid` value.
     parent_column: u32,
-    sidechain: bool,
-    /// A `user` or `assistant` line.
-    message: bool,
+    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`].
+    flags: u8,
     /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
     timestamp: OptSym,
-    boundary: bool,
     logical_parent: OptSym,
     /// The line's bytes, to tell identical copies from conflicting ones.
     digest: u64,
     /// `message.id` of an assistant line: the lines of one API message share it.
     group: OptSym,
-    /// Where the line's ids start in [`ChainReader::ids`]: first its `calls` (`tool_use` /
-    /// `server_tool_use` ids), then its `results` (`tool_result` ids of user lines).
+    /// Where the line's ids start in [`ChainReader::ids`] (they end where the next link's
+    /// start): the `tool_use` / `server_tool_use` ids of an assistant line, the `tool_result`
+    /// ids of a user line.
     ids: u32,
-    calls: u32,
-    results: u32,
-    /// Its server tool results (assistant lines), in [`ChainReader::servers`].
-    server: OptSym,
-    /// The line's content is that one server tool result.
-    only_block: bool,
 }
 
+/// A sidechain line.
+const SIDECHAIN: u8 = 1;
+/// A `user` or `assistant` line.
+const MESSAGE: u8 = 2;
+/// An `assistant` line (its ids are calls).
+const ASSISTANT: u8 = 4;
+/// A `compact_boundary`.
+const BOUNDARY: u8 = 8;
+/// The line's content is one server tool result.
+const ONLY_BLOCK: u8 = 16;
+
 impl Link {
+    fn sidechain(&self) -> bool {
+        self.flags & SIDECHAIN != 0
+    }
+
+    fn message(&self) -> bool {
+        self.flags & MESSAGE != 0
+    }
+
+    fn boundary(&self) -> bool {
+        self.flags & BOUNDARY != 0
+    }
+
+    fn only_block(&self) -> bool {
+        self.flags & ONLY_BLOCK != 0
+    }
+
+    /// The line number.
+    fn line(&self) -> usize {
+        self.line as usize
+    }
+
     /// Byte span of the line's text in the file.
     fn span(&self) -> (usize, usize) {
         (self.start, self.start + self.len as usize)
@@ -188,8 +214,8 @@ pub struct ChainReader {
     stamps: Stamps,
     /// The call and result ids of the links (see [`Link::ids`]).
     ids: Vec<Sym>,
-    /// The server tool results of the links that have some (see [`Link::server`]).
-    servers: Vec<Box<[ServerResult]>>,
+    /// The server tool results of the links that have some, by link index (ascending).
+    servers: Vec<(u32, Box<[ServerResult]>)>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
     /// Where the first line whose message is one `tool_result` block starts (what a
@@ -284,8 +310,9 @@ impl ChainReader {
                 let (a, b) = tree.span(p);
                 (a as u32, (b - a) as u32)
             });
+        let is = |on: bool, flag: u8| if on { flag } else { 0 };
         let mut link = Link {
-            line: number,
+            line: u32::try_from(number).unwrap_or(u32::MAX),
             start,
             len: text.len() as u32,
             parent_at,
@@ -293,10 +320,14 @@ impl ChainReader {
             uuid: names.intern(&uuid),
             parent: OptSym::new(text_of(parent_node).map(|p| names.intern(&p))),
             parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
-            sidechain,
-            message: is_message,
+            flags: is(sidechain, SIDECHAIN)
+                | is(is_message, MESSAGE)
+                | is(ty == "assistant", ASSISTANT)
+                | is(
+                    ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
+                    BOUNDARY,
+                ),
             timestamp: OptSym::new(text_of(timestamp).map(|t| self.stamps.push(&t))),
-            boundary: ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
             logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
             digest: digest(text),
             group: OptSym::new(
@@ -306,10 +337,6 @@ impl ChainReader {
                     .map(|g| names.intern(&g)),
             ),
             ids: self.ids.len() as u32,
-            calls: 0,
-            results: 0,
-            server: OptSym::NONE,
-            only_block: false,
         };
         let mut server_results = Vec::new();
         let blocks = content.map_or(0, |c| tree.len(c));
@@ -320,7 +347,6 @@ impl ChainReader {
             if ty == "assistant" && (kind == "tool_use" || kind == "server_tool_use") {
                 if let Some(i) = text_of(id) {
                     self.ids.push(names.intern(&i));
-                    link.calls += 1;
                 }
             } else if ty == "assistant" && kind.ends_with("_tool_result") {
                 if let Some(i) = text_of(use_id) {
@@ -332,16 +358,17 @@ impl ChainReader {
                         span: (start + a, start + b),
                         text: server_text(tree, block),
                     });
-                    link.only_block = blocks == 1;
+                    if blocks == 1 {
+                        link.flags |= ONLY_BLOCK;
+                    }
                 }
             } else if ty == "user" && kind == "tool_result" {
                 results.extend(text_of(use_id).map(|i| names.intern(&i)));
             }
         }
-        link.results = results.len() as u32;
         if !server_results.is_empty() {
-            link.server = OptSym::new(Some(self.servers.len() as Sym));
-            self.servers.push(server_results.into_boxed_slice());
+            let at = self.links.len() as u32;
+            self.servers.push((at, server_results.into_boxed_slice()));
         }
         self.ids.extend(results);
         self.links.push(link);
@@ -353,23 +380,22 @@ impl ChainReader {
     pub fn append(&mut self, later: ChainReader) {
         let names = &mut self.names;
         let mut again = |sym: Sym| names.intern_from(&later.names, sym);
+        // The ids are in the order of their links.
+        let ids_before = self.ids.len() as u32;
+        self.ids.extend(later.ids.iter().map(|&id| again(id)));
+        let links_before = self.links.len() as u32;
+        for (at, mut server) in later.servers {
+            for r in server.iter_mut() {
+                r.id = again(r.id);
+            }
+            self.servers.push((links_before + at, server));
+        }
         for mut link in later.links {
-            let from = link.ids as usize;
-            let ids = later.ids[from..from + (link.calls + link.results) as usize].iter();
-            link.ids = self.ids.len() as u32;
-            self.ids.extend(ids.map(|&id| again(id)));
+            link.ids += ids_before;
             link.uuid = again(link.uuid);
             link.parent = OptSym::new(link.parent.get().map(&mut again));
             link.logical_parent = OptSym::new(link.logical_parent.get().map(&mut again));
             link.group = OptSym::new(link.group.get().map(&mut again));
-            if let Some(k) = link.server.get() {
-                let mut server = later.servers[k as usize].clone();
-                for r in server.iter_mut() {
-                    r.id = again(r.id);
-                }
-                link.server = OptSym::new(Some(self.servers.len() as Sym));
-                self.servers.push(server);
-            }
             link.timestamp = OptSym::new(
                 link.timestamp
                     .get()
@@ -392,30 +418,40 @@ impl ChainReader {
         if self.untracked {
             return None;
         }
-        let links = &self.links;
+        let ChainReader {
+            links,
+            mut names,
+            stamps,
+            ids,
+            servers,
+            ..
+        } = self;
+        // From here on strings are only read back.
+        names.forget_lookups();
+        let links = &links;
         // The main-chain links (a link's index fits in 32 bits, as in `Groups`).
         let main: Vec<u32> = (0..links.len())
-            .filter(|&i| !links[i].sidechain)
+            .filter(|&i| !links[i].sidechain())
             .map(|i| i as u32)
             .collect();
-        if !main.iter().any(|&i| links[i as usize].message) {
+        if !main.iter().any(|&i| links[i as usize].message()) {
             return None;
         }
         // The later of two lines with one uuid is the line (as the client keeps it).
-        let mut by_uuid = vec![NO; self.names.len()];
+        let mut by_uuid = vec![NO; names.len()];
         for (i, l) in links.iter().enumerate() {
             by_uuid[l.uuid as usize] = i as u32;
         }
         let ls = Links {
             links,
-            names: &self.names,
-            ids: &self.ids,
-            stamps: &self.stamps,
-            servers: &self.servers,
+            names: &names,
+            ids: &ids,
+            servers: &servers,
             by_uuid,
         };
         let last = *main.last()? as usize;
-        let leaf = newest_descendant(&ls, &main, last);
+        let leaf = newest_descendant(&ls, &stamps, &main, last);
+        drop(stamps);
         let mut chain = Chain::default();
         if let Some(f) = shared_uuid(&ls) {
             chain.explanation =
@@ -426,14 +462,15 @@ impl ChainReader {
         duplicates(&ls, &mut chain.findings);
         parents(&ls, &main, &mut chain.findings);
         let mut seen = vec![false; links.len()];
-        let mut path = Vec::new();
+        // Link indices, in 4 bytes each.
+        let mut path: Vec<u32> = Vec::new();
         let mut at = Some(leaf);
         let mut gaps = 0;
         while let Some(i) = at {
             if std::mem::replace(&mut seen[i], true) {
                 break;
             }
-            path.push(i);
+            path.push(i as u32);
             at = match links[i].parent.get() {
                 None => None,
                 Some(p) => match ls.line_of(p) {
@@ -448,26 +485,27 @@ impl ChainReader {
                 },
             };
         }
+        drop(seen);
         path.reverse();
         let path = with_parallel_parts(&ls, &main, path);
         let mut on_path = vec![false; links.len()];
         for &i in &path {
-            on_path[i] = true;
+            on_path[i as usize] = true;
         }
-        let boundary = path.iter().position(|&i| links[i].boundary);
+        let boundary = path.iter().position(|&i| links[i as usize].boundary());
         let abandoned = main
             .iter()
-            .filter(|&&i| links[i as usize].message && !on_path[i as usize])
+            .filter(|&&i| links[i as usize].message() && !on_path[i as usize])
             .count();
         chain.explanation = format!(
             "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
-            links[leaf].line,
+            links[leaf].line(),
             if leaf == last {
                 " (the file's last line)".to_string()
             } else {
                 format!(
                     " (the newest line below line {}, the file's last line)",
-                    links[last].line
+                    links[last].line()
                 )
             },
             path.len(),
@@ -480,7 +518,7 @@ impl ChainReader {
             match boundary {
                 Some(b) => format!(
                     ", starting at the compact_boundary on line {}",
-                    links[path[b]].line
+                    links[path[b] as usize].line()
                 ),
                 None => String::new(),
             },
@@ -493,7 +531,7 @@ impl ChainReader {
         );
         split_pairs(&ls, &path, &on_path, &mut chain);
         server_orphans(&ls, &path, &mut chain.findings);
-        chain.path = Some(path.iter().map(|&i| links[i].line).collect());
+        chain.path = Some(path.iter().map(|&i| links[i as usize].line()).collect());
         chain.findings.sort_by_key(|f| (f.line, f.column));
         Some(chain)
     }
@@ -507,8 +545,7 @@ struct Links<'r> {
     links: &'r Chunked<Link>,
     names: &'r Names,
     ids: &'r [Sym],
-    stamps: &'r Stamps,
-    servers: &'r [Box<[ServerResult]>],
+    servers: &'r [(u32, Box<[ServerResult]>)],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
 }
@@ -526,21 +563,40 @@ impl Links<'_> {
         self.names.get(sym)
     }
 
-    /// The `tool_use` / `server_tool_use` ids of `l`.
-    fn calls(&self, l: &Link) -> &[Sym] {
-        let start = l.ids as usize;
-        &self.ids[start..start + l.calls as usize]
+    /// The ids of link `i`.
+    fn ids_of(&self, i: usize) -> &[Sym] {
+        let end = match i + 1 {
+            next if next < self.links.len() => self.links[next].ids as usize,
+            _ => self.ids.len(),
+        };
+        &self.ids[self.links[i].ids as usize..end]
     }
 
-    /// The `tool_result` ids of `l`.
-    fn results(&self, l: &Link) -> &[Sym] {
-        let start = l.ids as usize + l.calls as usize;
-        &self.ids[start..start + l.results as usize]
+    /// The `tool_use` / `server_tool_use` ids of link `i`.
+    fn calls(&self, i: usize) -> &[Sym] {
+        match self.links[i].flags & ASSISTANT {
+            0 => &[],
+            _ => self.ids_of(i),
+        }
     }
 
-    /// The server tool results of `l`.
-    fn server_results(&self, l: &Link) -> &[ServerResult] {
-        l.server.get().map_or(&[], |k| &self.servers[k as usize])
+    /// The `tool_result` ids of link `i`.
+    fn results(&self, i: usize) -> &[Sym] {
+        match self.links[i].flags & ASSISTANT {
+            0 => self.ids_of(i),
+            _ => &[],
+        }
+    }
+
+    /// The server tool results of link `i`.
+    fn server_results(&self, i: usize) -> &[ServerResult] {
+        match self
+            .servers
+            .binary_search_by_key(&(i as u32), |(at, _)| *at)
+        {
+            Ok(k) => &self.servers[k].1,
+            Err(_) => &[],
+        }
     }
 
     /// Link indices grouped by an interned string, each group in the order given (`pairs`
@@ -622,7 +678,7 @@ impl Marks {
 
 /// Where the client starts: from `start`, down to the newest child written after it (by
 /// timestamp), again and again.
-fn newest_descendant(ls: &Links<'_>, main: &[u32], start: usize) -> usize {
+fn newest_descendant(ls: &Links<'_>, stamps: &Stamps, main: &[u32], start: usize) -> usize {
     let links = ls.links;
     let children = ls.group(|| {
         main.iter()
@@ -630,7 +686,7 @@ fn newest_descendant(ls: &Links<'_>, main: &[u32], start: usize) -> usize {
             .filter(|&i| ls.line_of(links[i].uuid) == Some(i))
             .filter_map(|i| links[i].parent.get().map(|p| (p, i)))
     });
-    let stamp = |i: usize| links[i].timestamp.get().map(|t| ls.stamps.get(t));
+    let stamp = |i: usize| links[i].timestamp.get().map(|t| stamps.get(t));
     let mut seen = vec![false; links.len()];
     let mut at = start;
     while !std::mem::replace(&mut seen[at], true) {
@@ -653,32 +709,36 @@ fn newest_descendant(ls: &Links<'_>, main: &[u32], start: usize) -> usize {
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
 /// hanging from those lines, right after the message.
-fn with_parallel_parts(ls: &Links<'_>, main: &[u32], path: Vec<usize>) -> Vec<usize> {
+fn with_parallel_parts(ls: &Links<'_>, main: &[u32], path: Vec<u32>) -> Vec<u32> {
     let links = ls.links;
-    // Of two lines with one uuid only the later one exists for the client.
-    let mut canonical = vec![NO; ls.names.len()];
-    for &i in main {
-        canonical[links[i as usize].uuid as usize] = i;
-    }
-    let kept = || {
-        main.iter()
-            .filter(|&&i| canonical[links[i as usize].uuid as usize] == i)
-            .map(|&i| i as usize)
+    let (groups, children) = {
+        // Of two lines with one uuid only the later one exists for the client.
+        let mut canonical = vec![NO; ls.names.len()];
+        for &i in main {
+            canonical[links[i as usize].uuid as usize] = i;
+        }
+        let kept = || {
+            main.iter()
+                .filter(|&&i| canonical[links[i as usize].uuid as usize] == i)
+                .map(|&i| i as usize)
+        };
+        (
+            ls.group(|| kept().filter_map(|i| links[i].group.get().map(|g| (g, i)))),
+            ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i)))),
+        )
     };
-    let groups = ls.group(|| kept().filter_map(|i| links[i].group.get().map(|g| (g, i))));
-    let children = ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i))));
     let mut on_path = vec![false; links.len()];
     for &i in &path {
-        on_path[i] = true;
+        on_path[i as usize] = true;
     }
     let mut done = vec![false; links.len()];
     let mut out = Vec::with_capacity(path.len());
-    for i in path {
+    for i in path.into_iter().map(|i| i as usize) {
         if std::mem::replace(&mut done[i], true) {
             continue;
         }
         let Some(group) = links[i].group.get().filter(|&g| groups.len(g) > 0) else {
-            out.push(i);
+            out.push(i as u32);
             continue;
         };
         // The whole API message at its first line, in file order, then the results hanging
@@ -686,16 +746,19 @@ fn with_parallel_parts(ls: &Links<'_>, main: &[u32], path: Vec<usize>) -> Vec<us
         let mut results = Vec::new();
         for m in groups.get(group) {
             if m == i || !std::mem::replace(&mut done[m], true) {
-                out.push(m);
+                out.push(m as u32);
             }
             for c in children.get(links[m].uuid) {
-                if !on_path[c] && links[c].results > 0 && !std::mem::replace(&mut done[c], true) {
+                if !on_path[c]
+                    && !ls.results(c).is_empty()
+                    && !std::mem::replace(&mut done[c], true)
+                {
                     results.push(c);
                 }
             }
         }
         results.sort_unstable();
-        out.extend(results);
+        out.extend(results.into_iter().map(|c| c as u32));
     }
     out
 }
@@ -713,14 +776,14 @@ fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
     Some(TreeFinding {
         rule: Rule::DuplicateUuid,
         warning: false,
-        line: links[shared[1]].line,
+        line: links[shared[1]].line(),
         column: 1,
         fix: None,
         message: format!(
             "uuid `{}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
             ls.name(uuid),
             shared.len(),
-            links[shared[0]].line
+            links[shared[0]].line()
         ),
     })
 }
@@ -742,18 +805,18 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
         out.push(TreeFinding {
             rule: Rule::DuplicateUuid,
             warning: identical,
-            line: l.line,
+            line: l.line(),
             column: 1,
             fix: identical.then_some(TreeFix::DropCopy { line: l.span() }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
-                    earlier.line
+                    earlier.line()
                 )
             } else {
                 format!(
                     "uuid `{uuid}` is also the uuid of line {}, with different content: Claude Code 2.1.332 keeps this later line and silently drops line {} from the history; other readers disagree on which one is meant",
-                    earlier.line, earlier.line
+                    earlier.line(), earlier.line()
                 )
             },
         });
@@ -773,7 +836,7 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
             out.push(TreeFinding {
                 rule: Rule::ParentCycle,
                 warning: true,
-                line: l.line,
+                line: l.line(),
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
@@ -782,11 +845,11 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
                 ),
             });
         } else if ls.line_of(parent).is_none() {
-            let before = k.checked_sub(1).map(|b| links[main[b] as usize].line);
+            let before = k.checked_sub(1).map(|b| links[main[b] as usize].line());
             out.push(TreeFinding {
                 rule: Rule::MissingParent,
                 warning: true,
-                line: l.line,
+                line: l.line(),
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
@@ -816,14 +879,14 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
                     out.push(TreeFinding {
                         rule: Rule::ParentCycle,
                         warning: true,
-                        line: l.line,
+                        line: l.line(),
                         column: l.parent_column as usize,
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
                             l.parent.get().map(|p| ls.name(p)).unwrap_or_default(),
                             cycle.len(),
-                            links[back].line
+                            links[back].line()
                         ),
                     });
                 }
@@ -845,11 +908,11 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
 
 /// TM013: results on the path whose call is elsewhere in the file (an abandoned branch, or
 /// before a compact boundary): Claude Code drops them; the walk does not see them.
-fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Chain) {
+fn split_pairs(ls: &Links<'_>, path: &[u32], on_path: &[bool], chain: &mut Chain) {
     let links = ls.links;
     let mut first_call = vec![NO; ls.names.len()];
-    for (i, l) in links.iter().enumerate() {
-        for &c in ls.calls(l) {
+    for i in 0..links.len() {
+        for &c in ls.calls(i) {
             if first_call[c as usize] == NO {
                 first_call[c as usize] = i as u32;
             }
@@ -859,16 +922,16 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
     let mut before: HashMap<usize, HashSet<usize>> = HashMap::new();
     let mut calls_on_path = Marks::new(ls.names.len());
     let mut boundary: Option<usize> = None;
-    for &i in path {
+    for i in path.iter().map(|&i| i as usize) {
         let l = &links[i];
-        if l.boundary {
+        if l.boundary() {
             boundary = Some(i);
             calls_on_path.clear();
         }
-        for &c in ls.calls(l) {
+        for &c in ls.calls(i) {
             calls_on_path.insert(c);
         }
-        for &id in ls.results(l) {
+        for &id in ls.results(i) {
             if calls_on_path.contains(id) {
                 continue;
             }
@@ -884,7 +947,7 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
             let why = match boundary {
                 _ if replaced => format!(
                     "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM012)",
-                    links[call].line
+                    links[call].line()
                 ),
                 Some(b)
                     if before
@@ -894,15 +957,16 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
                 {
                     format!(
                         "its call (line {}) is before the compact_boundary on line {}: after compaction the model sees the summary, not the call",
-                        links[call].line, links[b].line
+                        links[call].line(),
+                        links[b].line()
                     )
                 }
                 _ => format!(
                     "its call (line {}) is on another branch of the parentUuid tree (a /rewind fork or retry), which resume does not send",
-                    links[call].line
+                    links[call].line()
                 ),
             };
-            chain.split.insert((l.line, ls.name(id).to_string()), why);
+            chain.split.insert((l.line(), ls.name(id).to_string()), why);
         }
     }
 }
@@ -928,7 +992,7 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
 
 /// TM014: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
 /// path whose `server_tool_use` is not on it.
-fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
+fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     if ls.servers.is_empty() {
         return;
@@ -947,15 +1011,15 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
             .filter_map(|c| links[c].parent_span())
             .collect()
     };
-    for &i in path {
+    for i in path.iter().map(|&i| i as usize) {
         let l = &links[i];
-        if l.boundary {
+        if l.boundary() {
             calls.clear();
         }
-        for &c in ls.calls(l) {
+        for &c in ls.calls(i) {
             calls.insert(c);
         }
-        for r in ls.server_results(l) {
+        for r in ls.server_results(i) {
             if calls.contains(r.id) {
                 continue;
             }
@@ -963,7 +1027,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
             out.push(TreeFinding {
                 rule: Rule::OrphanServerToolResult,
                 warning: false,
-                line: l.line,
+                line: l.line(),
                 column: r.column,
                 fix: Some(TreeFix::Orphan {
                     block: r.span,
@@ -971,7 +1035,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
                         "[Result of server tool call {id} ({kind}), whose call is not in this history:]\n{}",
                         r.text
                     ),
-                    drop: l.only_block.then(|| DropLine {
+                    drop: l.only_block().then(|| DropLine {
                         line: l.span(),
                         children: children(l.uuid),
                         parent: l.parent.get().map(|p| ls.name(p).to_string()),
@@ -1011,8 +1075,8 @@ mod tests {
     }
 
     #[test]
-    fn a_link_costs_ten_words() {
-        assert!(std::mem::size_of::<Link>() <= 80);
+    fn a_link_costs_eight_words() {
+        assert!(std::mem::size_of::<Link>() <= 64);
     }
 
     #[test]

@@ -154,6 +154,11 @@ impl Names {
     pub(super) fn len(&self) -> usize {
         self.slots.len()
     }
+
+    /// Free what finds a uuid's number: the strings are only read back from here on.
+    pub(super) fn forget_lookups(&mut self) {
+        self.table = HashTable::new();
+    }
 }
 
 /// Timestamps, numbered in order (not deduplicated, not looked up: only read back and
@@ -244,9 +249,6 @@ impl Stamps {
 pub(super) struct OptSym(u32);
 
 impl OptSym {
-    /// No string.
-    pub(super) const NONE: OptSym = OptSym(u32::MAX);
-
     pub(super) fn new(sym: Option<Sym>) -> OptSym {
         OptSym(sym.unwrap_or(u32::MAX))
     }
