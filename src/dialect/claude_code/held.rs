@@ -4,10 +4,8 @@
 //! variable-length numbers (positions relative to the message's start, the few distinct
 //! pointers, tool names and kinds interned, ids written out), into chunks that never move.
 
-use std::borrow::Cow;
-
 use super::chain::Chain;
-use super::chunked::Chunked;
+use super::chunked::{Chunked, Reader, Records, Writer};
 use super::intern::{Interner, Sym};
 use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 
@@ -21,136 +19,6 @@ pub struct Held {
     records: Records,
     /// Room to write one record in before it is copied to `records`.
     scratch: Vec<u8>,
-}
-
-/// Bytes in chunks of [`RECORD_CHUNK`] (or one record, when longer) that are allocated once
-/// and never move; a record never straddles two chunks.
-#[derive(Debug, Default)]
-struct Records {
-    chunks: Vec<Vec<u8>>,
-}
-
-/// The size of a [`Records`] chunk.
-const RECORD_CHUNK: usize = 1 << 16;
-
-impl Records {
-    /// Keep `record`; where it starts (its chunk in the high half, its offset in the low).
-    fn push(&mut self, record: &[u8]) -> u64 {
-        let fits = self
-            .chunks
-            .last()
-            .is_some_and(|c| c.capacity() - c.len() >= record.len());
-        if !fits {
-            self.chunks
-                .push(Vec::with_capacity(record.len().max(RECORD_CHUNK)));
-        }
-        let k = self.chunks.len() - 1;
-        let chunk = &mut self.chunks[k];
-        let at = ((k as u64) << 32) | chunk.len() as u64;
-        chunk.extend_from_slice(record);
-        at
-    }
-
-    /// The bytes from `at` to the end of its chunk.
-    fn from(&self, at: u64) -> &[u8] {
-        &self.chunks[(at >> 32) as usize][(at & u64::from(u32::MAX)) as usize..]
-    }
-}
-
-/// Writes the numbers of a record.
-struct Writer<'a>(&'a mut Vec<u8>);
-
-impl Writer<'_> {
-    /// `n` in 7-bit groups, low first; the top bit of a byte says another follows.
-    fn uint(&mut self, mut n: u64) {
-        while n >= 0x80 {
-            self.0.push(n as u8 | 0x80);
-            n >>= 7;
-        }
-        self.0.push(n as u8);
-    }
-
-    fn usize(&mut self, n: usize) {
-        self.uint(n as u64);
-    }
-
-    /// A signed `n`, zigzagged (small magnitudes take one byte).
-    fn int(&mut self, n: i64) {
-        self.uint(((n << 1) ^ (n >> 63)) as u64);
-    }
-
-    /// `n` relative to `base`.
-    fn rel(&mut self, n: usize, base: usize) {
-        self.int(n as i64 - base as i64);
-    }
-
-    /// Its length, then its bytes.
-    fn str(&mut self, s: &str) {
-        self.usize(s.len());
-        self.0.extend_from_slice(s.as_bytes());
-    }
-
-    fn opt_str(&mut self, s: &Option<String>) {
-        if let Some(s) = s {
-            self.str(s);
-        }
-    }
-
-    fn span(&mut self, s: Span, base: usize) {
-        self.rel(s.start, base);
-        self.usize(s.end - s.start);
-    }
-}
-
-/// Reads the numbers a [`Writer`] wrote.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn uint(&mut self) -> u64 {
-        let mut n = 0u64;
-        let mut shift = 0;
-        loop {
-            let b = self.0[0];
-            self.0 = &self.0[1..];
-            n |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return n;
-            }
-            shift += 7;
-        }
-    }
-
-    fn usize(&mut self) -> usize {
-        self.uint() as usize
-    }
-
-    fn int(&mut self) -> i64 {
-        let n = self.uint();
-        (n >> 1) as i64 ^ -((n & 1) as i64)
-    }
-
-    fn rel(&mut self, base: usize) -> usize {
-        (base as i64 + self.int()) as usize
-    }
-
-    fn str(&mut self) -> Cow<'a, str> {
-        let len = self.usize();
-        let (s, rest) = self.0.split_at(len);
-        self.0 = rest;
-        String::from_utf8_lossy(s)
-    }
-
-    fn opt_str(&mut self, present: bool) -> Option<String> {
-        present.then(|| self.str().into_owned())
-    }
-
-    fn span(&mut self, base: usize) -> Span {
-        let start = self.rel(base);
-        Span {
-            start,
-            end: start + self.usize(),
-        }
-    }
 }
 
 /// Flags of a record's parts.
@@ -397,7 +265,7 @@ mod tests {
     #[test]
     fn a_held_message_costs_a_few_dozen_bytes() {
         let held = held(sample());
-        let bytes: usize = held.records.chunks.iter().map(Vec::len).sum();
+        let bytes = held.records.len();
         // Four messages, one with a call and two with a result, ids and group written out.
         assert!(bytes <= 4 * 12 + 3 * 16, "{bytes} bytes");
     }
@@ -420,47 +288,6 @@ mod tests {
         call.group = None;
         let back: Vec<Message> = held(vec![m.clone(), call.clone()]).resumed(None).collect();
         assert_eq!(back, [m, call]);
-    }
-
-    #[test]
-    fn numbers_of_every_size_read_back() {
-        let mut bytes = Vec::new();
-        let mut w = Writer(&mut bytes);
-        let values = [
-            0u64,
-            1,
-            127,
-            128,
-            16_383,
-            16_384,
-            u64::from(u32::MAX),
-            u64::MAX,
-        ];
-        for &v in &values {
-            w.uint(v);
-        }
-        let signed = [0i64, -1, 1, -64, 64, i64::MIN, i64::MAX];
-        for &v in &signed {
-            w.int(v);
-        }
-        w.str("toolu_é");
-        let mut r = Reader(&bytes);
-        assert!(values.iter().all(|&v| r.uint() == v));
-        assert!(signed.iter().all(|&v| r.int() == v));
-        assert_eq!(r.str(), "toolu_é");
-        assert!(r.0.is_empty());
-    }
-
-    #[test]
-    fn a_record_longer_than_a_chunk_gets_a_chunk_of_its_own() {
-        let mut records = Records::default();
-        let small = records.push(&[1, 2, 3]);
-        let big = records.push(&vec![7; RECORD_CHUNK + 1]);
-        let after = records.push(&[4]);
-        assert_eq!(&records.from(small)[..3], &[1, 2, 3]);
-        assert_eq!(records.from(big).len(), RECORD_CHUNK + 1);
-        assert_eq!(records.from(after)[0], 4);
-        assert_eq!(after >> 32, 2);
     }
 
     #[test]
