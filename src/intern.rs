@@ -63,6 +63,7 @@ impl Interner {
     }
 
     /// How many strings there are (every number is below this).
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }

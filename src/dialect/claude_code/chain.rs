@@ -208,8 +208,11 @@ pub struct Chain {
 #[derive(Debug, Default)]
 pub struct ChainReader {
     links: Chunked<Link>,
-    /// The strings of the links.
+    /// The uuids of the links (their own, parents and logical parents).
     names: Names,
+    /// Their message ids and tool ids: numbered apart from the uuids, so that what is kept
+    /// per uuid in [`ChainReader::finish`] is not kept per id too.
+    labels: Names,
     /// Their timestamps (only read back: kept packed, see [`Stamps`]).
     stamps: Stamps,
     /// The call and result ids of the links (see [`Link::ids`]).
@@ -334,7 +337,7 @@ impl ChainReader {
                 (ty == "assistant")
                     .then(|| text_of(group))
                     .flatten()
-                    .map(|g| names.intern(&g)),
+                    .map(|g| self.labels.intern(&g)),
             ),
             ids: self.ids.len() as u32,
         };
@@ -346,13 +349,13 @@ impl ChainReader {
             let kind = text_of(kind).unwrap_or_default();
             if ty == "assistant" && (kind == "tool_use" || kind == "server_tool_use") {
                 if let Some(i) = text_of(id) {
-                    self.ids.push(names.intern(&i));
+                    self.ids.push(self.labels.intern(&i));
                 }
             } else if ty == "assistant" && kind.ends_with("_tool_result") {
                 if let Some(i) = text_of(use_id) {
                     let (a, b) = tree.span(block);
                     server_results.push(ServerResult {
-                        id: names.intern(&i),
+                        id: self.labels.intern(&i),
                         kind: kind.into_owned(),
                         column: column(tree, block),
                         span: (start + a, start + b),
@@ -363,7 +366,7 @@ impl ChainReader {
                     }
                 }
             } else if ty == "user" && kind == "tool_result" {
-                results.extend(text_of(use_id).map(|i| names.intern(&i)));
+                results.extend(text_of(use_id).map(|i| self.labels.intern(&i)));
             }
         }
         if !server_results.is_empty() {
@@ -380,13 +383,15 @@ impl ChainReader {
     pub fn append(&mut self, later: ChainReader) {
         let names = &mut self.names;
         let mut again = |sym: Sym| names.intern_from(&later.names, sym);
+        let labels = &mut self.labels;
+        let mut label = |sym: Sym| labels.intern_from(&later.labels, sym);
         // The ids are in the order of their links.
         let ids_before = self.ids.len() as u32;
-        self.ids.extend(later.ids.iter().map(|&id| again(id)));
+        self.ids.extend(later.ids.iter().map(|&id| label(id)));
         let links_before = self.links.len() as u32;
         for (at, mut server) in later.servers {
             for r in server.iter_mut() {
-                r.id = again(r.id);
+                r.id = label(r.id);
             }
             self.servers.push((links_before + at, server));
         }
@@ -395,7 +400,7 @@ impl ChainReader {
             link.uuid = again(link.uuid);
             link.parent = OptSym::new(link.parent.get().map(&mut again));
             link.logical_parent = OptSym::new(link.logical_parent.get().map(&mut again));
-            link.group = OptSym::new(link.group.get().map(&mut again));
+            link.group = OptSym::new(link.group.get().map(&mut label));
             link.timestamp = OptSym::new(
                 link.timestamp
                     .get()
@@ -421,6 +426,7 @@ impl ChainReader {
         let ChainReader {
             links,
             mut names,
+            mut labels,
             stamps,
             ids,
             servers,
@@ -428,6 +434,7 @@ impl ChainReader {
         } = self;
         // From here on strings are only read back.
         names.forget_lookups();
+        labels.forget_lookups();
         let links = &links;
         // The main-chain links (a link's index fits in 32 bits, as in `Groups`).
         let main: Vec<u32> = (0..links.len())
@@ -445,6 +452,7 @@ impl ChainReader {
         let ls = Links {
             links,
             names: &names,
+            labels: &labels,
             ids: &ids,
             servers: &servers,
             by_uuid,
@@ -485,17 +493,18 @@ impl ChainReader {
                 },
             };
         }
-        drop(seen);
+        drop((seen, main));
         path.reverse();
-        let path = with_parallel_parts(&ls, &main, path);
+        let path = with_parallel_parts(&ls, path);
         let mut on_path = vec![false; links.len()];
         for &i in &path {
             on_path[i as usize] = true;
         }
         let boundary = path.iter().position(|&i| links[i as usize].boundary());
-        let abandoned = main
+        let abandoned = links
             .iter()
-            .filter(|&&i| links[i as usize].message() && !on_path[i as usize])
+            .zip(&on_path)
+            .filter(|&(l, &on)| !l.sidechain() && l.message() && !on)
             .count();
         chain.explanation = format!(
             "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
@@ -544,6 +553,7 @@ const NO: u32 = u32::MAX;
 struct Links<'r> {
     links: &'r Chunked<Link>,
     names: &'r Names,
+    labels: &'r Names,
     ids: &'r [Sym],
     servers: &'r [(u32, Box<[ServerResult]>)],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
@@ -561,6 +571,11 @@ impl Links<'_> {
 
     fn name(&self, sym: Sym) -> Cow<'_, str> {
         self.names.get(sym)
+    }
+
+    /// Message id or tool id `sym`.
+    fn label(&self, sym: Sym) -> Cow<'_, str> {
+        self.labels.get(sym)
     }
 
     /// The ids of link `i`.
@@ -599,8 +614,8 @@ impl Links<'_> {
         }
     }
 
-    /// Link indices grouped by an interned string, each group in the order given (`pairs`
-    /// gives them twice: once to count, once to place).
+    /// Link indices grouped by a uuid, each group in the order given (`pairs` gives them
+    /// twice: once to count, once to place).
     fn group<I: Iterator<Item = (Sym, usize)>>(&self, pairs: impl Fn() -> I) -> Groups {
         Groups::new(self.names.len(), pairs)
     }
@@ -709,21 +724,28 @@ fn newest_descendant(ls: &Links<'_>, stamps: &Stamps, main: &[u32], start: usize
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
 /// hanging from those lines, right after the message.
-fn with_parallel_parts(ls: &Links<'_>, main: &[u32], path: Vec<u32>) -> Vec<u32> {
+fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
     let links = ls.links;
     let (groups, children) = {
-        // Of two lines with one uuid only the later one exists for the client.
-        let mut canonical = vec![NO; ls.names.len()];
-        for &i in main {
-            canonical[links[i as usize].uuid as usize] = i;
+        // Of two main-chain lines with one uuid only the later one exists for the client: the
+        // later line of all when it is one, else (a sidechain line took its uuid after it)
+        // the later of these.
+        let mut shadowed: HashMap<Sym, usize> = HashMap::new();
+        for (i, l) in links.iter().enumerate() {
+            if !l.sidechain() && ls.line_of(l.uuid).is_some_and(|j| links[j].sidechain()) {
+                shadowed.insert(l.uuid, i);
+            }
         }
         let kept = || {
-            main.iter()
-                .filter(|&&i| canonical[links[i as usize].uuid as usize] == i)
-                .map(|&i| i as usize)
+            (0..links.len()).filter(|&i| {
+                let (l, later) = (&links[i], ls.line_of(links[i].uuid));
+                !l.sidechain() && (later == Some(i) || shadowed.get(&l.uuid) == Some(&i))
+            })
         };
         (
-            ls.group(|| kept().filter_map(|i| links[i].group.get().map(|g| (g, i)))),
+            Groups::new(ls.labels.len(), || {
+                kept().filter_map(|i| links[i].group.get().map(|g| (g, i)))
+            }),
             ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i)))),
         )
     };
@@ -910,7 +932,7 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
 /// before a compact boundary): Claude Code drops them; the walk does not see them.
 fn split_pairs(ls: &Links<'_>, path: &[u32], on_path: &[bool], chain: &mut Chain) {
     let links = ls.links;
-    let mut first_call = vec![NO; ls.names.len()];
+    let mut first_call = vec![NO; ls.labels.len()];
     for i in 0..links.len() {
         for &c in ls.calls(i) {
             if first_call[c as usize] == NO {
@@ -920,7 +942,7 @@ fn split_pairs(ls: &Links<'_>, path: &[u32], on_path: &[bool], chain: &mut Chain
     }
     // The lines before each compact boundary, found once per boundary.
     let mut before: HashMap<usize, HashSet<usize>> = HashMap::new();
-    let mut calls_on_path = Marks::new(ls.names.len());
+    let mut calls_on_path = Marks::new(ls.labels.len());
     let mut boundary: Option<usize> = None;
     for i in path.iter().map(|&i| i as usize) {
         let l = &links[i];
@@ -966,7 +988,9 @@ fn split_pairs(ls: &Links<'_>, path: &[u32], on_path: &[bool], chain: &mut Chain
                     links[call].line()
                 ),
             };
-            chain.split.insert((l.line(), ls.name(id).to_string()), why);
+            chain
+                .split
+                .insert((l.line(), ls.label(id).to_string()), why);
         }
     }
 }
@@ -997,7 +1021,7 @@ fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
     if ls.servers.is_empty() {
         return;
     }
-    let mut calls = Marks::new(ls.names.len());
+    let mut calls = Marks::new(ls.labels.len());
     let below = ls.group(|| {
         links
             .iter()
@@ -1023,7 +1047,7 @@ fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
             if calls.contains(r.id) {
                 continue;
             }
-            let (id, kind) = (ls.name(r.id), &r.kind);
+            let (id, kind) = (ls.label(r.id), &r.kind);
             out.push(TreeFinding {
                 rule: Rule::OrphanServerToolResult,
                 warning: false,

@@ -14,8 +14,10 @@ use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 pub struct Held {
     /// Pointers, tool names and block kinds (a few distinct strings).
     names: Interner,
-    /// Where each message's record starts in `records`.
-    at: Chunked<u64>,
+    /// Where each message's record starts in its chunk of `records`.
+    at: Chunked<u32>,
+    /// The first message of each chunk of `records`.
+    firsts: Vec<u32>,
     records: Records,
     /// Room to write one record in before it is copied to `records`.
     scratch: Vec<u8>,
@@ -107,7 +109,10 @@ impl Held {
             w.opt_str(&r.split);
         }
         let at = self.records.push(&self.scratch);
-        self.at.push(at);
+        if (at >> 32) as usize == self.firsts.len() {
+            self.firsts.push(self.at.len() as u32);
+        }
+        self.at.push(at as u32);
     }
 
     /// The held messages that `chain` resumes, in its order (see [`super::resumed`]); all of
@@ -128,9 +133,18 @@ impl Held {
         })
     }
 
+    /// The record of held message `i`.
+    fn record(&self, i: usize) -> Reader<'_> {
+        let chunk = self.firsts.partition_point(|&f| f as usize <= i) - 1;
+        Reader(
+            self.records
+                .from((chunk as u64) << 32 | u64::from(self.at[i])),
+        )
+    }
+
     /// The line of held message `i`.
     fn line(&self, i: usize) -> usize {
-        let mut r = Reader(self.records.from(self.at[i]));
+        let mut r = self.record(i);
         r.uint();
         r.usize();
         r.usize();
@@ -139,7 +153,7 @@ impl Held {
 
     /// Held message `i`, as it was pushed.
     fn message(&self, i: usize) -> Message {
-        let mut r = Reader(self.records.from(self.at[i]));
+        let mut r = self.record(i);
         let head = r.uint();
         let role = ROLES[(head >> 8) as usize];
         let start = r.usize();
@@ -260,6 +274,16 @@ mod tests {
             held.push(m);
         }
         held
+    }
+
+    #[test]
+    fn messages_are_found_across_chunks() {
+        let messages: Vec<Message> = (1..6000)
+            .map(|line| message(line, Role::Assistant, Some(&"c".repeat(line % 40)), None))
+            .collect();
+        let held = held(messages.clone());
+        assert!(held.firsts.len() > 2);
+        assert!(held.resumed(None).eq(messages));
     }
 
     #[test]
