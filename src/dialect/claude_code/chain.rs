@@ -36,18 +36,17 @@ struct Link {
     start: usize,
     len: u32,
     /// Where the `parentUuid` value (a string) starts within the line (`u32::MAX`: it is not
-    /// a string), and its length.
+    /// a string), and its length (`u16::MAX`: see [`Rare::parent_len`]).
     parent_at: u32,
-    parent_len: u32,
+    parent_len: u16,
     uuid: Sym,
     parent: OptSym,
     /// Column of the `parentUuid` value.
     parent_column: u32,
-    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`].
+    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`], [`RARE`].
     flags: u8,
     /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
     timestamp: OptSym,
-    logical_parent: OptSym,
     /// The line's bytes, to tell identical copies from conflicting ones.
     digest: u64,
     /// `message.id` of an assistant line: the lines of one API message share it.
@@ -68,6 +67,16 @@ const ASSISTANT: u8 = 4;
 const BOUNDARY: u8 = 8;
 /// The line's content is one server tool result.
 const ONLY_BLOCK: u8 = 16;
+/// The line has a [`Rare`] part.
+const RARE: u8 = 32;
+
+/// What few links have, kept beside them: a `logicalParentUuid` (a compact boundary's), the
+/// length of a `parentUuid` string of [`u16::MAX`] bytes or more.
+#[derive(Debug, Clone, Copy)]
+struct Rare {
+    logical_parent: OptSym,
+    parent_len: u32,
+}
 
 impl Link {
     fn sidechain(&self) -> bool {
@@ -94,14 +103,6 @@ impl Link {
     /// Byte span of the line's text in the file.
     fn span(&self) -> (usize, usize) {
         (self.start, self.start + self.len as usize)
-    }
-
-    /// Byte span of the `parentUuid` value in the file, when it is a string.
-    fn parent_span(&self) -> Option<(usize, usize)> {
-        (self.parent_at != u32::MAX).then(|| {
-            let at = self.start + self.parent_at as usize;
-            (at, at + self.parent_len as usize)
-        })
     }
 }
 
@@ -219,6 +220,8 @@ pub struct ChainReader {
     ids: Vec<Sym>,
     /// The server tool results of the links that have some, by link index (ascending).
     servers: Vec<(u32, Box<[ServerResult]>)>,
+    /// The rare parts of the links that have some, by link index (ascending).
+    rare: Vec<(u32, Rare)>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
     /// Where the first line whose message is one `tool_result` block starts (what a
@@ -313,13 +316,21 @@ impl ChainReader {
                 let (a, b) = tree.span(p);
                 (a as u32, (b - a) as u32)
             });
+        let rare = Rare {
+            logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
+            parent_len,
+        };
+        let is_rare = rare.logical_parent.get().is_some() || parent_len >= u32::from(u16::MAX);
+        if is_rare {
+            self.rare.push((self.links.len() as u32, rare));
+        }
         let is = |on: bool, flag: u8| if on { flag } else { 0 };
         let mut link = Link {
             line: u32::try_from(number).unwrap_or(u32::MAX),
             start,
             len: text.len() as u32,
             parent_at,
-            parent_len,
+            parent_len: parent_len.min(u32::from(u16::MAX)) as u16,
             uuid: names.intern(&uuid),
             parent: OptSym::new(text_of(parent_node).map(|p| names.intern(&p))),
             parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
@@ -329,9 +340,9 @@ impl ChainReader {
                 | is(
                     ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
                     BOUNDARY,
-                ),
+                )
+                | is(is_rare, RARE),
             timestamp: OptSym::new(text_of(timestamp).map(|t| self.stamps.push(&t))),
-            logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
             digest: digest(text),
             group: OptSym::new(
                 (ty == "assistant")
@@ -395,11 +406,14 @@ impl ChainReader {
             }
             self.servers.push((links_before + at, server));
         }
+        for (at, mut rare) in later.rare {
+            rare.logical_parent = OptSym::new(rare.logical_parent.get().map(&mut again));
+            self.rare.push((links_before + at, rare));
+        }
         for mut link in later.links {
             link.ids += ids_before;
             link.uuid = again(link.uuid);
             link.parent = OptSym::new(link.parent.get().map(&mut again));
-            link.logical_parent = OptSym::new(link.logical_parent.get().map(&mut again));
             link.group = OptSym::new(link.group.get().map(&mut label));
             link.timestamp = OptSym::new(
                 link.timestamp
@@ -430,6 +444,7 @@ impl ChainReader {
             stamps,
             ids,
             servers,
+            rare,
             ..
         } = self;
         // From here on strings are only read back.
@@ -455,6 +470,7 @@ impl ChainReader {
             labels: &labels,
             ids: &ids,
             servers: &servers,
+            rare: &rare,
             by_uuid,
         };
         let last = *main.last()? as usize;
@@ -556,6 +572,7 @@ struct Links<'r> {
     labels: &'r Names,
     ids: &'r [Sym],
     servers: &'r [(u32, Box<[ServerResult]>)],
+    rare: &'r [(u32, Rare)],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
 }
@@ -601,6 +618,33 @@ impl Links<'_> {
             0 => self.ids_of(i),
             _ => &[],
         }
+    }
+
+    /// The rare part of link `i`.
+    fn rare(&self, i: usize) -> Option<&Rare> {
+        if self.links[i].flags & RARE == 0 {
+            return None;
+        }
+        let k = self.rare.binary_search_by_key(&(i as u32), |(at, _)| *at);
+        k.ok().map(|k| &self.rare[k].1)
+    }
+
+    /// The `logicalParentUuid` of link `i`.
+    fn logical_parent(&self, i: usize) -> Option<Sym> {
+        self.rare(i).and_then(|r| r.logical_parent.get())
+    }
+
+    /// Byte span of the `parentUuid` value of link `i` in the file, when it is a string.
+    fn parent_span(&self, i: usize) -> Option<(usize, usize)> {
+        let l = &self.links[i];
+        (l.parent_at != u32::MAX).then(|| {
+            let at = l.start + l.parent_at as usize;
+            let len = match l.parent_len {
+                u16::MAX => self.rare(i).map_or(0, |r| r.parent_len as usize),
+                short => short as usize,
+            };
+            (at, at + len)
+        })
     }
 
     /// The server tool results of link `i`.
@@ -999,7 +1043,7 @@ fn split_pairs(ls: &Links<'_>, path: &[u32], on_path: &[bool], chain: &mut Chain
 fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
     let links = ls.links;
     let mut seen = HashSet::new();
-    let mut at = links[b].logical_parent.get().and_then(|p| ls.line_of(p));
+    let mut at = ls.logical_parent(b).and_then(|p| ls.line_of(p));
     while let Some(i) = at {
         if !seen.insert(i) {
             break;
@@ -1008,7 +1052,7 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
         at = l
             .parent
             .get()
-            .or(l.logical_parent.get())
+            .or(ls.logical_parent(i))
             .and_then(|p| ls.line_of(p));
     }
     seen
@@ -1026,14 +1070,11 @@ fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
         links
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.parent_span().is_some())
+            .filter(|&(i, _)| ls.parent_span(i).is_some())
             .filter_map(|(i, c)| c.parent.get().map(|p| (p, i)))
     });
     let children = |uuid: Sym| -> Vec<(usize, usize)> {
-        below
-            .get(uuid)
-            .filter_map(|c| links[c].parent_span())
-            .collect()
+        below.get(uuid).filter_map(|c| ls.parent_span(c)).collect()
     };
     for i in path.iter().map(|&i| i as usize) {
         let l = &links[i];
@@ -1099,8 +1140,47 @@ mod tests {
     }
 
     #[test]
-    fn a_link_costs_eight_words() {
-        assert!(std::mem::size_of::<Link>() <= 64);
+    fn a_long_parent_and_a_logical_parent_are_kept_beside_their_link() {
+        let long = "p".repeat(70_000);
+        let lines = [
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"logicalParentUuid":"u0","sessionId":"s"}"#.to_string(),
+            format!(r#"{{"type":"user","uuid":"u1","parentUuid":"{long}","sessionId":"s"}}"#),
+            r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s"}"#.to_string(),
+        ];
+        let (mut first, mut second) = (ChainReader::default(), ChainReader::default());
+        let mut start = 0;
+        for (i, line) in lines.iter().enumerate() {
+            let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
+            let reader = if i == 0 { &mut first } else { &mut second };
+            reader.parsed(i + 1, start, line.as_bytes(), &tree);
+            start += line.len() + 1;
+        }
+        first.append(second);
+        let r = &first;
+        let ls = Links {
+            links: &r.links,
+            names: &r.names,
+            labels: &r.labels,
+            ids: &r.ids,
+            servers: &r.servers,
+            rare: &r.rare,
+            by_uuid: Vec::new(),
+        };
+        assert_eq!(ls.logical_parent(0).map(|p| ls.name(p)), Some("u0".into()));
+        let at = lines[0].len()
+            + 1
+            + lines[1].find('"').unwrap()
+            + r#""type":"user","uuid":"u1","parentUuid":"#.len();
+        assert_eq!(ls.parent_span(1), Some((at, at + long.len() + 2)));
+        assert_eq!(ls.logical_parent(1), None);
+        let at = lines[0].len() + lines[1].len() + 2 + lines[2].find("\"u1\"").unwrap();
+        assert_eq!(ls.parent_span(2), Some((at, at + 4)));
+        assert_eq!(ls.parent_span(0), None);
+    }
+
+    #[test]
+    fn a_link_costs_seven_words() {
+        assert!(std::mem::size_of::<Link>() <= 56);
     }
 
     #[test]
