@@ -340,6 +340,7 @@ impl Interner {
     }
 
     /// How many strings there are (every number is below this).
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.texts.len()
     }

@@ -203,28 +203,51 @@ impl Dialect for ClaudeCode {
 
 /// What a streaming repair remembers of each message of a Claude Code thread, in the thread's
 /// order (the resumed chain's, for the main thread): where the message starts in the file and
-/// what its answer window depends on. 16 bytes a message.
+/// what its answer window depends on (its role, whether it continues the API message before
+/// it, whether it carries calls: a message read again must agree), packed in 8 bytes a
+/// message: the offset above five bits of role and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Brief {
-    /// Where the message starts in the file (its span's start).
-    pub offset: u64,
-    /// Its role.
-    pub role: Role,
-    /// It continues the API message of the assistant message before it.
-    pub continuation: bool,
-    /// It carries calls.
-    pub calls: bool,
-}
+pub struct Brief(u64);
+
+/// The roles, numbered in a [`Brief`].
+const ROLES: [Role; 5] = [
+    Role::Assistant,
+    Role::Tool,
+    Role::User,
+    Role::System,
+    Role::Other,
+];
+
+/// A [`Brief`]'s flags, below its role.
+const CONTINUATION: u64 = 2;
+const CALLS: u64 = 1;
 
 impl Brief {
     /// The brief of the numbered message `m`.
     pub fn of(m: &Message) -> Brief {
-        Brief {
-            offset: m.span.start as u64,
-            role: m.role,
-            continuation: m.continuation,
-            calls: !m.calls.is_empty(),
-        }
+        let role = ROLES.iter().position(|&r| r == m.role).unwrap_or(0) as u64;
+        let flag = |on: bool, flag: u64| if on { flag } else { 0 };
+        Brief(
+            (m.span.start as u64) << 5
+                | role << 2
+                | flag(m.continuation, CONTINUATION)
+                | flag(!m.calls.is_empty(), CALLS),
+        )
+    }
+
+    /// Where the message starts in the file (its span's start).
+    pub fn offset(self) -> usize {
+        (self.0 >> 5) as usize
+    }
+
+    /// It continues the API message of the assistant message before it.
+    pub fn continuation(self) -> bool {
+        self.0 & CONTINUATION != 0
+    }
+
+    /// The same brief, continuing the API message before it or not.
+    pub fn continuing(self, on: bool) -> Brief {
+        Brief(self.0 & !CONTINUATION | if on { CONTINUATION } else { 0 })
     }
 }
 

@@ -221,7 +221,7 @@ fn fixes(report: &StreamReport, options: &RepairOptions) -> Result<Vec<Fix>, Not
             // The placeholders go after the last line of the API message holding the last
             // dangling call (see `placeholder::insert`).
             let mut end = calls.iter().map(|c| c.holder).max().unwrap_or(owner);
-            while briefs.get(end + 1).is_some_and(|b| b.continuation) {
+            while briefs.get(end + 1).is_some_and(|b| b.continuation()) {
                 end += 1;
             }
             out.push(Fix {
@@ -327,7 +327,7 @@ impl<'a> Second<'a> {
         let mut needs: Vec<(usize, usize)> = fixes
             .iter()
             .enumerate()
-            .flat_map(|(k, f)| f.briefs.iter().map(move |b| (b.offset as usize, k)))
+            .flat_map(|(k, f)| f.briefs.iter().map(move |b| (b.offset(), k)))
             .collect();
         needs.sort_unstable();
         let missing = fixes.iter().map(|f| f.briefs.len()).collect();
@@ -542,7 +542,7 @@ impl<'a> Second<'a> {
         let cursor = Cursor::default();
         let mut messages = Vec::with_capacity(fix.briefs.len());
         for (i, brief) in fix.briefs.iter().enumerate() {
-            let start = brief.offset as usize;
+            let start = brief.offset();
             let Some(&(line, end, number)) = fix.lines.iter().find(|l| l.0 <= start && start < l.1)
             else {
                 return whole("a message of a fix is not where the first reading saw it");
@@ -557,7 +557,7 @@ impl<'a> Second<'a> {
                 return whole("a message of a fix did not read again as it did");
             };
             m.index = fix.first + i;
-            m.continuation = brief.continuation;
+            m.continuation = brief.continuation();
             messages.push(m);
         }
         if !self.agrees(&fix, &messages) {
@@ -622,11 +622,10 @@ impl<'a> Second<'a> {
     /// fix's defects sit in the message the first reading placed it in?
     fn agrees(&self, fix: &Fix, messages: &[Message]) -> bool {
         let at = |index: usize| index.checked_sub(fix.first).and_then(|i| messages.get(i));
-        let same = messages.iter().zip(&fix.briefs).all(|(m, b)| {
-            let mut again = Brief::of(m);
-            again.continuation = b.continuation;
-            again == *b
-        });
+        let same = messages
+            .iter()
+            .zip(&fix.briefs)
+            .all(|(m, b)| Brief::of(m).continuing(b.continuation()) == *b);
         let placed = fix.defects.iter().all(|d| {
             placed(d).into_iter().all(|(index, offset)| {
                 at(index).is_some_and(|m| m.span.start <= offset && offset < m.span.end)

@@ -26,56 +26,83 @@ use crate::locate::members_named;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
-/// link costs a few words whatever the file holds.
+/// link costs a few words whatever the file holds (64 bytes).
 #[derive(Debug, Clone)]
 struct Link {
-    line: usize,
+    /// The line number (`u32::MAX` past it: a file of 4 billion lines is not read).
+    line: u32,
     /// Where the line's text starts in the file, and its length (line ending excluded; a
     /// parsed line is under 4 GiB).
     start: usize,
     len: u32,
     /// Where the `parentUuid` value (a string) starts within the line (`u32::MAX`: it is not
-    /// a string), and its length.
+    /// a string), and its length (`u16::MAX`: see [`Rare::parent_len`]).
     parent_at: u32,
-    parent_len: u32,
+    parent_len: u16,
     uuid: Sym,
     parent: OptSym,
     /// Column of the `parentUuid` value.
     parent_column: u32,
-    sidechain: bool,
-    /// A `user` or `assistant` line.
-    message: bool,
+    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`], [`RARE`].
+    flags: u8,
     /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
     timestamp: OptSym,
-    boundary: bool,
-    logical_parent: OptSym,
     /// The line's bytes, to tell identical copies from conflicting ones.
     digest: u64,
     /// `message.id` of an assistant line: the lines of one API message share it.
     group: OptSym,
-    /// Where the line's ids start in [`ChainReader::ids`]: first its `calls` (`tool_use` /
-    /// `server_tool_use` ids), then its `results` (`tool_result` ids of user lines).
+    /// Where the line's ids start in [`ChainReader::ids`] (they end where the next link's
+    /// start): the `tool_use` / `server_tool_use` ids of an assistant line, the `tool_result`
+    /// ids of a user line.
     ids: u32,
-    calls: u32,
-    results: u32,
-    /// Its server tool results (assistant lines), in [`ChainReader::servers`].
-    server: OptSym,
-    /// The line's content is that one server tool result.
-    only_block: bool,
+}
+
+/// A sidechain line.
+const SIDECHAIN: u8 = 1;
+/// A `user` or `assistant` line.
+const MESSAGE: u8 = 2;
+/// An `assistant` line (its ids are calls).
+const ASSISTANT: u8 = 4;
+/// A `compact_boundary`.
+const BOUNDARY: u8 = 8;
+/// The line's content is one server tool result.
+const ONLY_BLOCK: u8 = 16;
+/// The line has a [`Rare`] part.
+const RARE: u8 = 32;
+
+/// What few links have, kept beside them: a `logicalParentUuid` (a compact boundary's), the
+/// length of a `parentUuid` string of [`u16::MAX`] bytes or more.
+#[derive(Debug, Clone, Copy)]
+struct Rare {
+    logical_parent: OptSym,
+    parent_len: u32,
 }
 
 impl Link {
+    fn sidechain(&self) -> bool {
+        self.flags & SIDECHAIN != 0
+    }
+
+    fn message(&self) -> bool {
+        self.flags & MESSAGE != 0
+    }
+
+    fn boundary(&self) -> bool {
+        self.flags & BOUNDARY != 0
+    }
+
+    fn only_block(&self) -> bool {
+        self.flags & ONLY_BLOCK != 0
+    }
+
+    /// The line number.
+    fn line(&self) -> usize {
+        self.line as usize
+    }
+
     /// Byte span of the line's text in the file.
     fn span(&self) -> (usize, usize) {
         (self.start, self.start + self.len as usize)
-    }
-
-    /// Byte span of the `parentUuid` value in the file, when it is a string.
-    fn parent_span(&self) -> Option<(usize, usize)> {
-        (self.parent_at != u32::MAX).then(|| {
-            let at = self.start + self.parent_at as usize;
-            (at, at + self.parent_len as usize)
-        })
     }
 }
 
@@ -182,14 +209,19 @@ pub struct Chain {
 #[derive(Debug, Default)]
 pub struct ChainReader {
     links: Chunked<Link>,
-    /// The strings of the links.
+    /// The uuids of the links (their own, parents and logical parents).
     names: Names,
+    /// Their message ids and tool ids: numbered apart from the uuids, so that what is kept
+    /// per uuid in [`ChainReader::finish`] is not kept per id too.
+    labels: Names,
     /// Their timestamps (only read back: kept packed, see [`Stamps`]).
     stamps: Stamps,
     /// The call and result ids of the links (see [`Link::ids`]).
     ids: Vec<Sym>,
-    /// The server tool results of the links that have some (see [`Link::server`]).
-    servers: Vec<Box<[ServerResult]>>,
+    /// The server tool results of the links that have some, by link index (ascending).
+    servers: Vec<(u32, Box<[ServerResult]>)>,
+    /// The rare parts of the links that have some, by link index (ascending).
+    rare: Vec<(u32, Rare)>,
     /// A main-chain message line without a `uuid`: the file is then read in file order.
     untracked: bool,
     /// Where the first line whose message is one `tool_result` block starts (what a
@@ -284,32 +316,41 @@ impl ChainReader {
                 let (a, b) = tree.span(p);
                 (a as u32, (b - a) as u32)
             });
+        let rare = Rare {
+            logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
+            parent_len,
+        };
+        let is_rare = rare.logical_parent.get().is_some() || parent_len >= u32::from(u16::MAX);
+        if is_rare {
+            self.rare.push((self.links.len() as u32, rare));
+        }
+        let is = |on: bool, flag: u8| if on { flag } else { 0 };
         let mut link = Link {
-            line: number,
+            line: u32::try_from(number).unwrap_or(u32::MAX),
             start,
             len: text.len() as u32,
             parent_at,
-            parent_len,
+            parent_len: parent_len.min(u32::from(u16::MAX)) as u16,
             uuid: names.intern(&uuid),
             parent: OptSym::new(text_of(parent_node).map(|p| names.intern(&p))),
             parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
-            sidechain,
-            message: is_message,
+            flags: is(sidechain, SIDECHAIN)
+                | is(is_message, MESSAGE)
+                | is(ty == "assistant", ASSISTANT)
+                | is(
+                    ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
+                    BOUNDARY,
+                )
+                | is(is_rare, RARE),
             timestamp: OptSym::new(text_of(timestamp).map(|t| self.stamps.push(&t))),
-            boundary: ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
-            logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
             digest: digest(text),
             group: OptSym::new(
                 (ty == "assistant")
                     .then(|| text_of(group))
                     .flatten()
-                    .map(|g| names.intern(&g)),
+                    .map(|g| self.labels.intern(&g)),
             ),
             ids: self.ids.len() as u32,
-            calls: 0,
-            results: 0,
-            server: OptSym::NONE,
-            only_block: false,
         };
         let mut server_results = Vec::new();
         let blocks = content.map_or(0, |c| tree.len(c));
@@ -319,29 +360,29 @@ impl ChainReader {
             let kind = text_of(kind).unwrap_or_default();
             if ty == "assistant" && (kind == "tool_use" || kind == "server_tool_use") {
                 if let Some(i) = text_of(id) {
-                    self.ids.push(names.intern(&i));
-                    link.calls += 1;
+                    self.ids.push(self.labels.intern(&i));
                 }
             } else if ty == "assistant" && kind.ends_with("_tool_result") {
                 if let Some(i) = text_of(use_id) {
                     let (a, b) = tree.span(block);
                     server_results.push(ServerResult {
-                        id: names.intern(&i),
+                        id: self.labels.intern(&i),
                         kind: kind.into_owned(),
                         column: column(tree, block),
                         span: (start + a, start + b),
                         text: server_text(tree, block),
                     });
-                    link.only_block = blocks == 1;
+                    if blocks == 1 {
+                        link.flags |= ONLY_BLOCK;
+                    }
                 }
             } else if ty == "user" && kind == "tool_result" {
-                results.extend(text_of(use_id).map(|i| names.intern(&i)));
+                results.extend(text_of(use_id).map(|i| self.labels.intern(&i)));
             }
         }
-        link.results = results.len() as u32;
         if !server_results.is_empty() {
-            link.server = OptSym::new(Some(self.servers.len() as Sym));
-            self.servers.push(server_results.into_boxed_slice());
+            let at = self.links.len() as u32;
+            self.servers.push((at, server_results.into_boxed_slice()));
         }
         self.ids.extend(results);
         self.links.push(link);
@@ -353,23 +394,27 @@ impl ChainReader {
     pub fn append(&mut self, later: ChainReader) {
         let names = &mut self.names;
         let mut again = |sym: Sym| names.intern_from(&later.names, sym);
+        let labels = &mut self.labels;
+        let mut label = |sym: Sym| labels.intern_from(&later.labels, sym);
+        // The ids are in the order of their links.
+        let ids_before = self.ids.len() as u32;
+        self.ids.extend(later.ids.iter().map(|&id| label(id)));
+        let links_before = self.links.len() as u32;
+        for (at, mut server) in later.servers {
+            for r in server.iter_mut() {
+                r.id = label(r.id);
+            }
+            self.servers.push((links_before + at, server));
+        }
+        for (at, mut rare) in later.rare {
+            rare.logical_parent = OptSym::new(rare.logical_parent.get().map(&mut again));
+            self.rare.push((links_before + at, rare));
+        }
         for mut link in later.links {
-            let from = link.ids as usize;
-            let ids = later.ids[from..from + (link.calls + link.results) as usize].iter();
-            link.ids = self.ids.len() as u32;
-            self.ids.extend(ids.map(|&id| again(id)));
+            link.ids += ids_before;
             link.uuid = again(link.uuid);
             link.parent = OptSym::new(link.parent.get().map(&mut again));
-            link.logical_parent = OptSym::new(link.logical_parent.get().map(&mut again));
-            link.group = OptSym::new(link.group.get().map(&mut again));
-            if let Some(k) = link.server.get() {
-                let mut server = later.servers[k as usize].clone();
-                for r in server.iter_mut() {
-                    r.id = again(r.id);
-                }
-                link.server = OptSym::new(Some(self.servers.len() as Sym));
-                self.servers.push(server);
-            }
+            link.group = OptSym::new(link.group.get().map(&mut label));
             link.timestamp = OptSym::new(
                 link.timestamp
                     .get()
@@ -392,26 +437,45 @@ impl ChainReader {
         if self.untracked {
             return None;
         }
-        let links = &self.links;
-        let main: Vec<usize> = (0..links.len()).filter(|&i| !links[i].sidechain).collect();
-        if !main.iter().any(|&i| links[i].message) {
+        let ChainReader {
+            links,
+            mut names,
+            mut labels,
+            stamps,
+            ids,
+            servers,
+            rare,
+            ..
+        } = self;
+        // From here on strings are only read back.
+        names.forget_lookups();
+        labels.forget_lookups();
+        let links = &links;
+        // The main-chain links (a link's index fits in 32 bits, as in `Groups`).
+        let main: Vec<u32> = (0..links.len())
+            .filter(|&i| !links[i].sidechain())
+            .map(|i| i as u32)
+            .collect();
+        if !main.iter().any(|&i| links[i as usize].message()) {
             return None;
         }
         // The later of two lines with one uuid is the line (as the client keeps it).
-        let mut by_uuid = vec![NO; self.names.len()];
+        let mut by_uuid = vec![NO; names.len()];
         for (i, l) in links.iter().enumerate() {
             by_uuid[l.uuid as usize] = i as u32;
         }
         let ls = Links {
             links,
-            names: &self.names,
-            ids: &self.ids,
-            stamps: &self.stamps,
-            servers: &self.servers,
+            names: &names,
+            labels: &labels,
+            ids: &ids,
+            servers: &servers,
+            rare: &rare,
             by_uuid,
         };
-        let last = *main.last()?;
-        let leaf = newest_descendant(&ls, &main, last);
+        let last = *main.last()? as usize;
+        let leaf = newest_descendant(&ls, &stamps, &main, last);
+        drop(stamps);
         let mut chain = Chain::default();
         if let Some(f) = shared_uuid(&ls) {
             chain.explanation =
@@ -422,14 +486,15 @@ impl ChainReader {
         duplicates(&ls, &mut chain.findings);
         parents(&ls, &main, &mut chain.findings);
         let mut seen = vec![false; links.len()];
-        let mut path = Vec::new();
+        // Link indices, in 4 bytes each.
+        let mut path: Vec<u32> = Vec::new();
         let mut at = Some(leaf);
         let mut gaps = 0;
         while let Some(i) = at {
             if std::mem::replace(&mut seen[i], true) {
                 break;
             }
-            path.push(i);
+            path.push(i as u32);
             at = match links[i].parent.get() {
                 None => None,
                 Some(p) => match ls.line_of(p) {
@@ -437,33 +502,35 @@ impl ChainReader {
                     None => {
                         gaps += 1;
                         // `main` is in file order: the main-chain line just before.
-                        main.partition_point(|&j| j < i)
+                        main.partition_point(|&j| (j as usize) < i)
                             .checked_sub(1)
-                            .map(|k| main[k])
+                            .map(|k| main[k] as usize)
                     }
                 },
             };
         }
+        drop((seen, main));
         path.reverse();
-        let path = with_parallel_parts(&ls, &main, path);
+        let path = with_parallel_parts(&ls, path);
         let mut on_path = vec![false; links.len()];
         for &i in &path {
-            on_path[i] = true;
+            on_path[i as usize] = true;
         }
-        let boundary = path.iter().position(|&i| links[i].boundary);
-        let abandoned = main
+        let boundary = path.iter().position(|&i| links[i as usize].boundary());
+        let abandoned = links
             .iter()
-            .filter(|&&i| links[i].message && !on_path[i])
+            .zip(&on_path)
+            .filter(|&(l, &on)| !l.sidechain() && l.message() && !on)
             .count();
         chain.explanation = format!(
             "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
-            links[leaf].line,
+            links[leaf].line(),
             if leaf == last {
                 " (the file's last line)".to_string()
             } else {
                 format!(
                     " (the newest line below line {}, the file's last line)",
-                    links[last].line
+                    links[last].line()
                 )
             },
             path.len(),
@@ -476,7 +543,7 @@ impl ChainReader {
             match boundary {
                 Some(b) => format!(
                     ", starting at the compact_boundary on line {}",
-                    links[path[b]].line
+                    links[path[b] as usize].line()
                 ),
                 None => String::new(),
             },
@@ -489,7 +556,7 @@ impl ChainReader {
         );
         split_pairs(&ls, &path, &on_path, &mut chain);
         server_orphans(&ls, &path, &mut chain.findings);
-        chain.path = Some(path.iter().map(|&i| links[i].line).collect());
+        chain.path = Some(path.iter().map(|&i| links[i as usize].line()).collect());
         chain.findings.sort_by_key(|f| (f.line, f.column));
         Some(chain)
     }
@@ -502,9 +569,10 @@ const NO: u32 = u32::MAX;
 struct Links<'r> {
     links: &'r Chunked<Link>,
     names: &'r Names,
+    labels: &'r Names,
     ids: &'r [Sym],
-    stamps: &'r Stamps,
-    servers: &'r [Box<[ServerResult]>],
+    servers: &'r [(u32, Box<[ServerResult]>)],
+    rare: &'r [(u32, Rare)],
     /// For each interned string: the index of the later line with that uuid (`NO`: none).
     by_uuid: Vec<u32>,
 }
@@ -522,25 +590,77 @@ impl Links<'_> {
         self.names.get(sym)
     }
 
-    /// The `tool_use` / `server_tool_use` ids of `l`.
-    fn calls(&self, l: &Link) -> &[Sym] {
-        let start = l.ids as usize;
-        &self.ids[start..start + l.calls as usize]
+    /// Message id or tool id `sym`.
+    fn label(&self, sym: Sym) -> Cow<'_, str> {
+        self.labels.get(sym)
     }
 
-    /// The `tool_result` ids of `l`.
-    fn results(&self, l: &Link) -> &[Sym] {
-        let start = l.ids as usize + l.calls as usize;
-        &self.ids[start..start + l.results as usize]
+    /// The ids of link `i`.
+    fn ids_of(&self, i: usize) -> &[Sym] {
+        let end = match i + 1 {
+            next if next < self.links.len() => self.links[next].ids as usize,
+            _ => self.ids.len(),
+        };
+        &self.ids[self.links[i].ids as usize..end]
     }
 
-    /// The server tool results of `l`.
-    fn server_results(&self, l: &Link) -> &[ServerResult] {
-        l.server.get().map_or(&[], |k| &self.servers[k as usize])
+    /// The `tool_use` / `server_tool_use` ids of link `i`.
+    fn calls(&self, i: usize) -> &[Sym] {
+        match self.links[i].flags & ASSISTANT {
+            0 => &[],
+            _ => self.ids_of(i),
+        }
     }
 
-    /// Link indices grouped by an interned string, each group in the order given.
-    fn group(&self, pairs: impl Iterator<Item = (Sym, usize)>) -> Groups {
+    /// The `tool_result` ids of link `i`.
+    fn results(&self, i: usize) -> &[Sym] {
+        match self.links[i].flags & ASSISTANT {
+            0 => self.ids_of(i),
+            _ => &[],
+        }
+    }
+
+    /// The rare part of link `i`.
+    fn rare(&self, i: usize) -> Option<&Rare> {
+        if self.links[i].flags & RARE == 0 {
+            return None;
+        }
+        let k = self.rare.binary_search_by_key(&(i as u32), |(at, _)| *at);
+        k.ok().map(|k| &self.rare[k].1)
+    }
+
+    /// The `logicalParentUuid` of link `i`.
+    fn logical_parent(&self, i: usize) -> Option<Sym> {
+        self.rare(i).and_then(|r| r.logical_parent.get())
+    }
+
+    /// Byte span of the `parentUuid` value of link `i` in the file, when it is a string.
+    fn parent_span(&self, i: usize) -> Option<(usize, usize)> {
+        let l = &self.links[i];
+        (l.parent_at != u32::MAX).then(|| {
+            let at = l.start + l.parent_at as usize;
+            let len = match l.parent_len {
+                u16::MAX => self.rare(i).map_or(0, |r| r.parent_len as usize),
+                short => short as usize,
+            };
+            (at, at + len)
+        })
+    }
+
+    /// The server tool results of link `i`.
+    fn server_results(&self, i: usize) -> &[ServerResult] {
+        match self
+            .servers
+            .binary_search_by_key(&(i as u32), |(at, _)| *at)
+        {
+            Ok(k) => &self.servers[k].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// Link indices grouped by a uuid, each group in the order given (`pairs` gives them
+    /// twice: once to count, once to place).
+    fn group<I: Iterator<Item = (Sym, usize)>>(&self, pairs: impl Fn() -> I) -> Groups {
         Groups::new(self.names.len(), pairs)
     }
 }
@@ -552,21 +672,25 @@ struct Groups {
 }
 
 impl Groups {
-    fn new(keys: usize, pairs: impl Iterator<Item = (Sym, usize)>) -> Groups {
-        let pairs: Vec<(Sym, usize)> = pairs.collect();
+    fn new<I: Iterator<Item = (Sym, usize)>>(keys: usize, pairs: impl Fn() -> I) -> Groups {
+        // Count the values of each key `k` at `k + 1`, then add up: `starts[k]` is where the
+        // values of `k` begin.
         let mut starts = vec![0u32; keys + 1];
-        for &(k, _) in &pairs {
+        for (k, _) in pairs() {
             starts[k as usize + 1] += 1;
         }
         for k in 0..keys {
             starts[k + 1] += starts[k];
         }
-        let mut next = starts.clone();
-        let mut values = vec![0u32; pairs.len()];
-        for (k, v) in pairs {
-            values[next[k as usize] as usize] = v as u32;
-            next[k as usize] += 1;
+        let mut values = vec![0u32; starts[keys] as usize];
+        for (k, v) in pairs() {
+            let next = &mut starts[k as usize];
+            values[*next as usize] = v as u32;
+            *next += 1;
         }
+        // Now `starts[k]` is where the values of `k` end: move each to `k + 1`.
+        starts.rotate_right(1);
+        starts[0] = 0;
         Groups { starts, values }
     }
 
@@ -613,14 +737,15 @@ impl Marks {
 
 /// Where the client starts: from `start`, down to the newest child written after it (by
 /// timestamp), again and again.
-fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
+fn newest_descendant(ls: &Links<'_>, stamps: &Stamps, main: &[u32], start: usize) -> usize {
     let links = ls.links;
-    let children = ls.group(
+    let children = ls.group(|| {
         main.iter()
-            .filter(|&&i| ls.line_of(links[i].uuid) == Some(i))
-            .filter_map(|&i| links[i].parent.get().map(|p| (p, i))),
-    );
-    let stamp = |i: usize| links[i].timestamp.get().map(|t| ls.stamps.get(t));
+            .map(|&i| i as usize)
+            .filter(|&i| ls.line_of(links[i].uuid) == Some(i))
+            .filter_map(|i| links[i].parent.get().map(|p| (p, i)))
+    });
+    let stamp = |i: usize| links[i].timestamp.get().map(|t| stamps.get(t));
     let mut seen = vec![false; links.len()];
     let mut at = start;
     while !std::mem::replace(&mut seen[at], true) {
@@ -643,32 +768,43 @@ fn newest_descendant(ls: &Links<'_>, main: &[usize], start: usize) -> usize {
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
 /// hanging from those lines, right after the message.
-fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<usize> {
+fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
     let links = ls.links;
-    // Of two lines with one uuid only the later one exists for the client.
-    let mut canonical = vec![NO; ls.names.len()];
-    for &i in main {
-        canonical[links[i].uuid as usize] = i as u32;
-    }
-    let kept = || {
-        main.iter()
-            .copied()
-            .filter(|&i| canonical[links[i].uuid as usize] == i as u32)
+    let (groups, children) = {
+        // Of two main-chain lines with one uuid only the later one exists for the client: the
+        // later line of all when it is one, else (a sidechain line took its uuid after it)
+        // the later of these.
+        let mut shadowed: HashMap<Sym, usize> = HashMap::new();
+        for (i, l) in links.iter().enumerate() {
+            if !l.sidechain() && ls.line_of(l.uuid).is_some_and(|j| links[j].sidechain()) {
+                shadowed.insert(l.uuid, i);
+            }
+        }
+        let kept = || {
+            (0..links.len()).filter(|&i| {
+                let (l, later) = (&links[i], ls.line_of(links[i].uuid));
+                !l.sidechain() && (later == Some(i) || shadowed.get(&l.uuid) == Some(&i))
+            })
+        };
+        (
+            Groups::new(ls.labels.len(), || {
+                kept().filter_map(|i| links[i].group.get().map(|g| (g, i)))
+            }),
+            ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i)))),
+        )
     };
-    let groups = ls.group(kept().filter_map(|i| links[i].group.get().map(|g| (g, i))));
-    let children = ls.group(kept().filter_map(|i| links[i].parent.get().map(|p| (p, i))));
     let mut on_path = vec![false; links.len()];
     for &i in &path {
-        on_path[i] = true;
+        on_path[i as usize] = true;
     }
     let mut done = vec![false; links.len()];
     let mut out = Vec::with_capacity(path.len());
-    for i in path {
+    for i in path.into_iter().map(|i| i as usize) {
         if std::mem::replace(&mut done[i], true) {
             continue;
         }
         let Some(group) = links[i].group.get().filter(|&g| groups.len(g) > 0) else {
-            out.push(i);
+            out.push(i as u32);
             continue;
         };
         // The whole API message at its first line, in file order, then the results hanging
@@ -676,16 +812,19 @@ fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<
         let mut results = Vec::new();
         for m in groups.get(group) {
             if m == i || !std::mem::replace(&mut done[m], true) {
-                out.push(m);
+                out.push(m as u32);
             }
             for c in children.get(links[m].uuid) {
-                if !on_path[c] && links[c].results > 0 && !std::mem::replace(&mut done[c], true) {
+                if !on_path[c]
+                    && !ls.results(c).is_empty()
+                    && !std::mem::replace(&mut done[c], true)
+                {
                     results.push(c);
                 }
             }
         }
         results.sort_unstable();
-        out.extend(results);
+        out.extend(results.into_iter().map(|c| c as u32));
     }
     out
 }
@@ -694,7 +833,7 @@ fn with_parallel_parts(ls: &Links<'_>, main: &[usize], path: Vec<usize>) -> Vec<
 /// identifiers (trimmed or redacted), so the tree cannot be read with confidence.
 fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
     let links = ls.links;
-    let lines = ls.group(links.iter().enumerate().map(|(i, l)| (l.uuid, i)));
+    let lines = ls.group(|| links.iter().enumerate().map(|(i, l)| (l.uuid, i)));
     let (uuid, shared) = (0..ls.names.len() as Sym)
         .filter(|&k| lines.len(k) >= 3)
         .map(|k| (k, lines.get(k).collect::<Vec<usize>>()))
@@ -703,14 +842,14 @@ fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
     Some(TreeFinding {
         rule: Rule::DuplicateUuid,
         warning: false,
-        line: links[shared[1]].line,
+        line: links[shared[1]].line(),
         column: 1,
         fix: None,
         message: format!(
             "uuid `{}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
             ls.name(uuid),
             shared.len(),
-            links[shared[0]].line
+            links[shared[0]].line()
         ),
     })
 }
@@ -732,18 +871,18 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
         out.push(TreeFinding {
             rule: Rule::DuplicateUuid,
             warning: identical,
-            line: l.line,
+            line: l.line(),
             column: 1,
             fix: identical.then_some(TreeFix::DropCopy { line: l.span() }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
-                    earlier.line
+                    earlier.line()
                 )
             } else {
                 format!(
                     "uuid `{uuid}` is also the uuid of line {}, with different content: Claude Code 2.1.332 keeps this later line and silently drops line {} from the history; other readers disagree on which one is meant",
-                    earlier.line, earlier.line
+                    earlier.line(), earlier.line()
                 )
             },
         });
@@ -751,10 +890,10 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
 }
 
 /// TM010 (a parent that names no line) and TM011 (cycles and self-parents).
-fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
+fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     for (k, &i) in main.iter().enumerate() {
-        let l = &links[i];
+        let l = &links[i as usize];
         let Some(parent) = l.parent.get() else {
             continue;
         };
@@ -763,7 +902,7 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
             out.push(TreeFinding {
                 rule: Rule::ParentCycle,
                 warning: true,
-                line: l.line,
+                line: l.line(),
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
@@ -772,11 +911,11 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                 ),
             });
         } else if ls.line_of(parent).is_none() {
-            let before = k.checked_sub(1).map(|b| links[main[b]].line);
+            let before = k.checked_sub(1).map(|b| links[main[b] as usize].line());
             out.push(TreeFinding {
                 rule: Rule::MissingParent,
                 warning: true,
-                line: l.line,
+                line: l.line(),
                 column: l.parent_column as usize,
                 fix: None,
                 message: format!(
@@ -806,14 +945,14 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
                     out.push(TreeFinding {
                         rule: Rule::ParentCycle,
                         warning: true,
-                        line: l.line,
+                        line: l.line(),
                         column: l.parent_column as usize,
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
                             l.parent.get().map(|p| ls.name(p)).unwrap_or_default(),
                             cycle.len(),
-                            links[back].line
+                            links[back].line()
                         ),
                     });
                 }
@@ -835,11 +974,11 @@ fn parents(ls: &Links<'_>, main: &[usize], out: &mut Vec<TreeFinding>) {
 
 /// TM013: results on the path whose call is elsewhere in the file (an abandoned branch, or
 /// before a compact boundary): Claude Code drops them; the walk does not see them.
-fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Chain) {
+fn split_pairs(ls: &Links<'_>, path: &[u32], on_path: &[bool], chain: &mut Chain) {
     let links = ls.links;
-    let mut first_call = vec![NO; ls.names.len()];
-    for (i, l) in links.iter().enumerate() {
-        for &c in ls.calls(l) {
+    let mut first_call = vec![NO; ls.labels.len()];
+    for i in 0..links.len() {
+        for &c in ls.calls(i) {
             if first_call[c as usize] == NO {
                 first_call[c as usize] = i as u32;
             }
@@ -847,18 +986,18 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
     }
     // The lines before each compact boundary, found once per boundary.
     let mut before: HashMap<usize, HashSet<usize>> = HashMap::new();
-    let mut calls_on_path = Marks::new(ls.names.len());
+    let mut calls_on_path = Marks::new(ls.labels.len());
     let mut boundary: Option<usize> = None;
-    for &i in path {
+    for i in path.iter().map(|&i| i as usize) {
         let l = &links[i];
-        if l.boundary {
+        if l.boundary() {
             boundary = Some(i);
             calls_on_path.clear();
         }
-        for &c in ls.calls(l) {
+        for &c in ls.calls(i) {
             calls_on_path.insert(c);
         }
-        for &id in ls.results(l) {
+        for &id in ls.results(i) {
             if calls_on_path.contains(id) {
                 continue;
             }
@@ -874,7 +1013,7 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
             let why = match boundary {
                 _ if replaced => format!(
                     "its call (line {}) is in a line whose uuid a later line reuses, so that line is not part of the history (TM012)",
-                    links[call].line
+                    links[call].line()
                 ),
                 Some(b)
                     if before
@@ -884,15 +1023,18 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
                 {
                     format!(
                         "its call (line {}) is before the compact_boundary on line {}: after compaction the model sees the summary, not the call",
-                        links[call].line, links[b].line
+                        links[call].line(),
+                        links[b].line()
                     )
                 }
                 _ => format!(
                     "its call (line {}) is on another branch of the parentUuid tree (a /rewind fork or retry), which resume does not send",
-                    links[call].line
+                    links[call].line()
                 ),
             };
-            chain.split.insert((l.line, ls.name(id).to_string()), why);
+            chain
+                .split
+                .insert((l.line(), ls.label(id).to_string()), why);
         }
     }
 }
@@ -901,7 +1043,7 @@ fn split_pairs(ls: &Links<'_>, path: &[usize], on_path: &[bool], chain: &mut Cha
 fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
     let links = ls.links;
     let mut seen = HashSet::new();
-    let mut at = links[b].logical_parent.get().and_then(|p| ls.line_of(p));
+    let mut at = ls.logical_parent(b).and_then(|p| ls.line_of(p));
     while let Some(i) = at {
         if !seen.insert(i) {
             break;
@@ -910,7 +1052,7 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
         at = l
             .parent
             .get()
-            .or(l.logical_parent.get())
+            .or(ls.logical_parent(i))
             .and_then(|p| ls.line_of(p));
     }
     seen
@@ -918,42 +1060,39 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
 
 /// TM014: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
 /// path whose `server_tool_use` is not on it.
-fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
+fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     if ls.servers.is_empty() {
         return;
     }
-    let mut calls = Marks::new(ls.names.len());
-    let below = ls.group(
+    let mut calls = Marks::new(ls.labels.len());
+    let below = ls.group(|| {
         links
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.parent_span().is_some())
-            .filter_map(|(i, c)| c.parent.get().map(|p| (p, i))),
-    );
+            .filter(|&(i, _)| ls.parent_span(i).is_some())
+            .filter_map(|(i, c)| c.parent.get().map(|p| (p, i)))
+    });
     let children = |uuid: Sym| -> Vec<(usize, usize)> {
-        below
-            .get(uuid)
-            .filter_map(|c| links[c].parent_span())
-            .collect()
+        below.get(uuid).filter_map(|c| ls.parent_span(c)).collect()
     };
-    for &i in path {
+    for i in path.iter().map(|&i| i as usize) {
         let l = &links[i];
-        if l.boundary {
+        if l.boundary() {
             calls.clear();
         }
-        for &c in ls.calls(l) {
+        for &c in ls.calls(i) {
             calls.insert(c);
         }
-        for r in ls.server_results(l) {
+        for r in ls.server_results(i) {
             if calls.contains(r.id) {
                 continue;
             }
-            let (id, kind) = (ls.name(r.id), &r.kind);
+            let (id, kind) = (ls.label(r.id), &r.kind);
             out.push(TreeFinding {
                 rule: Rule::OrphanServerToolResult,
                 warning: false,
-                line: l.line,
+                line: l.line(),
                 column: r.column,
                 fix: Some(TreeFix::Orphan {
                     block: r.span,
@@ -961,7 +1100,7 @@ fn server_orphans(ls: &Links<'_>, path: &[usize], out: &mut Vec<TreeFinding>) {
                         "[Result of server tool call {id} ({kind}), whose call is not in this history:]\n{}",
                         r.text
                     ),
-                    drop: l.only_block.then(|| DropLine {
+                    drop: l.only_block().then(|| DropLine {
                         line: l.span(),
                         children: children(l.uuid),
                         parent: l.parent.get().map(|p| ls.name(p).to_string()),
@@ -1001,8 +1140,47 @@ mod tests {
     }
 
     #[test]
-    fn a_link_costs_ten_words() {
-        assert!(std::mem::size_of::<Link>() <= 80);
+    fn a_long_parent_and_a_logical_parent_are_kept_beside_their_link() {
+        let long = "p".repeat(70_000);
+        let lines = [
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"logicalParentUuid":"u0","sessionId":"s"}"#.to_string(),
+            format!(r#"{{"type":"user","uuid":"u1","parentUuid":"{long}","sessionId":"s"}}"#),
+            r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s"}"#.to_string(),
+        ];
+        let (mut first, mut second) = (ChainReader::default(), ChainReader::default());
+        let mut start = 0;
+        for (i, line) in lines.iter().enumerate() {
+            let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
+            let reader = if i == 0 { &mut first } else { &mut second };
+            reader.parsed(i + 1, start, line.as_bytes(), &tree);
+            start += line.len() + 1;
+        }
+        first.append(second);
+        let r = &first;
+        let ls = Links {
+            links: &r.links,
+            names: &r.names,
+            labels: &r.labels,
+            ids: &r.ids,
+            servers: &r.servers,
+            rare: &r.rare,
+            by_uuid: Vec::new(),
+        };
+        assert_eq!(ls.logical_parent(0).map(|p| ls.name(p)), Some("u0".into()));
+        let at = lines[0].len()
+            + 1
+            + lines[1].find('"').unwrap()
+            + r#""type":"user","uuid":"u1","parentUuid":"#.len();
+        assert_eq!(ls.parent_span(1), Some((at, at + long.len() + 2)));
+        assert_eq!(ls.logical_parent(1), None);
+        let at = lines[0].len() + lines[1].len() + 2 + lines[2].find("\"u1\"").unwrap();
+        assert_eq!(ls.parent_span(2), Some((at, at + 4)));
+        assert_eq!(ls.parent_span(0), None);
+    }
+
+    #[test]
+    fn a_link_costs_seven_words() {
+        assert!(std::mem::size_of::<Link>() <= 56);
     }
 
     #[test]

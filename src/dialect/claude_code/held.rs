@@ -1,65 +1,53 @@
 //! The main thread of a Claude Code file, held while it streams by: which of its messages
 //! Claude Code resumes, and in what order, is known only at the end of the file (see
-//! [`super::chain`]). A held message costs a few words: its ids, names and pointers are
-//! interned, and its calls and results sit in two flat vectors.
+//! [`super::chain`]). A held message is a few dozen bytes: each one is written as a run of
+//! variable-length numbers (positions relative to the message's start, the few distinct
+//! pointers, tool names and kinds interned, ids written out), into chunks that never move.
 
 use super::chain::Chain;
-use super::chunked::Chunked;
-use super::intern::{Interner, OptSym, Sym};
+use super::chunked::{Chunked, Reader, Records, Writer};
+use super::intern::{Interner, Sym};
 use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 
 /// Messages held until the resumed chain is known.
 #[derive(Debug, Default)]
 pub struct Held {
+    /// Pointers, tool names and block kinds (a few distinct strings).
     names: Interner,
-    messages: Chunked<HeldMessage>,
-    calls: Vec<HeldCall>,
-    results: Vec<HeldResult>,
+    /// Where each message's record starts in its chunk of `records`.
+    at: Chunked<u32>,
+    /// The first message of each chunk of `records`.
+    firsts: Vec<u32>,
+    records: Records,
+    /// Room to write one record in before it is copied to `records`.
+    scratch: Vec<u8>,
 }
 
-/// A [`Pos`] with its pointer interned (a line and a column fit in 32 bits: a parsed line
-/// is under 4 GiB).
-#[derive(Debug)]
-struct Place {
-    offset: usize,
-    line: u32,
-    column: u32,
-    pointer: Sym,
+/// Flags of a record's parts.
+const ID: u64 = 1;
+const NAME: u64 = 2;
+const ID_SPAN: u64 = 4;
+const SERVER: u64 = 8;
+const LEADING: u64 = 16;
+const WHOLE_MESSAGE: u64 = 32;
+const SPLIT: u64 = 64;
+const GROUP: u64 = 128;
+
+const ROLES: [Role; 5] = [
+    Role::Assistant,
+    Role::Tool,
+    Role::User,
+    Role::System,
+    Role::Other,
+];
+
+fn role_number(role: Role) -> u64 {
+    ROLES.iter().position(|&r| r == role).unwrap_or(0) as u64
 }
 
-#[derive(Debug)]
-struct HeldMessage {
-    role: Role,
-    pos: Place,
-    span: Span,
-    group: OptSym,
-    /// Where its calls and results start in [`Held::calls`] and [`Held::results`].
-    calls: u32,
-    results: u32,
-    n_calls: u32,
-    n_results: u32,
-}
-
-#[derive(Debug)]
-struct HeldCall {
-    id: OptSym,
-    name: OptSym,
-    pos: Place,
-    id_span: Option<Span>,
-    kind: Sym,
-    server: bool,
-}
-
-#[derive(Debug)]
-struct HeldResult {
-    id: OptSym,
-    name: OptSym,
-    pos: Place,
-    id_span: Option<Span>,
-    span: Span,
-    leading: bool,
-    whole_message: bool,
-    split: OptSym,
+/// The flag `flag` when `on`.
+fn flag(on: bool, flag: u64) -> u64 {
+    if on { flag } else { 0 }
 }
 
 impl Held {
@@ -70,58 +58,72 @@ impl Held {
             "held messages are not numbered"
         );
         let names = &mut self.names;
-        let place = |names: &mut Interner, p: Pos| Place {
-            offset: p.offset,
-            line: p.line as u32,
-            column: p.column as u32,
-            pointer: names.intern(&p.pointer),
-        };
-        let held = HeldMessage {
-            role: m.role,
-            pos: place(names, m.pos),
-            span: m.span,
-            group: OptSym::NONE,
-            calls: self.calls.len() as u32,
-            results: self.results.len() as u32,
-            n_calls: m.calls.len() as u32,
-            n_results: m.results.len() as u32,
-        };
-        for c in m.calls {
-            let pos = place(names, c.pos);
-            self.calls.push(HeldCall {
-                id: OptSym::new(c.id.map(|s| names.intern(&s))),
-                name: OptSym::new(c.name.map(|s| names.intern(&s))),
-                pos,
-                id_span: c.id_span,
-                kind: names.intern(&c.kind),
-                server: c.server,
-            });
+        self.scratch.clear();
+        let mut w = Writer(&mut self.scratch);
+        // The message: its span, its position relative to it, its parts.
+        let base = m.span.start;
+        w.uint(role_number(m.role) << 8 | flag(m.group.is_some(), GROUP));
+        w.usize(base);
+        w.usize(m.span.end - base);
+        let line = m.pos.line;
+        w.usize(line);
+        pos(&mut w, names, &m.pos, base, line);
+        w.opt_str(&m.group);
+        w.usize(m.calls.len());
+        w.usize(m.results.len());
+        for c in &m.calls {
+            w.uint(
+                flag(c.id.is_some(), ID)
+                    | flag(c.name.is_some(), NAME)
+                    | flag(c.id_span.is_some(), ID_SPAN)
+                    | flag(c.server, SERVER),
+            );
+            w.opt_str(&c.id);
+            if let Some(name) = &c.name {
+                w.uint(u64::from(names.intern(name)));
+            }
+            pos(&mut w, names, &c.pos, base, line);
+            if let Some(s) = c.id_span {
+                w.span(s, c.pos.offset);
+            }
+            w.uint(u64::from(names.intern(&c.kind)));
         }
-        for r in m.results {
-            let pos = place(names, r.pos);
-            self.results.push(HeldResult {
-                id: OptSym::new(r.id.map(|s| names.intern(&s))),
-                name: OptSym::new(r.name.map(|s| names.intern(&s))),
-                pos,
-                id_span: r.id_span,
-                span: r.span,
-                leading: r.leading,
-                whole_message: r.whole_message,
-                split: OptSym::new(r.split.map(|s| names.intern(&s))),
-            });
+        for r in &m.results {
+            w.uint(
+                flag(r.id.is_some(), ID)
+                    | flag(r.name.is_some(), NAME)
+                    | flag(r.id_span.is_some(), ID_SPAN)
+                    | flag(r.leading, LEADING)
+                    | flag(r.whole_message, WHOLE_MESSAGE)
+                    | flag(r.split.is_some(), SPLIT),
+            );
+            w.opt_str(&r.id);
+            if let Some(name) = &r.name {
+                w.uint(u64::from(names.intern(name)));
+            }
+            pos(&mut w, names, &r.pos, base, line);
+            if let Some(s) = r.id_span {
+                w.span(s, r.pos.offset);
+            }
+            w.span(r.span, r.pos.offset);
+            w.opt_str(&r.split);
         }
-        let group = OptSym::new(m.group.map(|g| self.names.intern(&g)));
-        self.messages.push(HeldMessage { group, ..held });
+        let at = self.records.push(&self.scratch);
+        if (at >> 32) as usize == self.firsts.len() {
+            self.firsts.push(self.at.len() as u32);
+        }
+        self.at.push(at as u32);
     }
 
     /// The held messages that `chain` resumes, in its order (see [`super::resumed`]); all of
     /// them, in file order, when there is no chain to follow.
     pub fn resumed<'c>(self, chain: Option<&'c Chain>) -> impl Iterator<Item = Message> + 'c {
-        let lines: Vec<usize> = self.messages.iter().map(|m| m.pos.line as usize).collect();
+        let lines: Vec<usize> = (0..self.at.len()).map(|i| self.line(i)).collect();
         let (order, chain) = match chain {
             Some(c) if c.path.is_some() => (super::path_order(&lines, c), Some(c)),
             _ => ((0..lines.len()).collect(), None),
         };
+        drop(lines);
         order.into_iter().map(move |i| {
             let mut m = self.message(i);
             if let Some(chain) = chain {
@@ -131,58 +133,99 @@ impl Held {
         })
     }
 
-    fn pos(&self, p: &Place) -> Pos {
-        Pos {
-            offset: p.offset,
-            line: p.line as usize,
-            column: p.column as usize,
-            pointer: self.names.get(p.pointer).to_string(),
-        }
+    /// The record of held message `i`.
+    fn record(&self, i: usize) -> Reader<'_> {
+        let chunk = self.firsts.partition_point(|&f| f as usize <= i) - 1;
+        Reader(
+            self.records
+                .from((chunk as u64) << 32 | u64::from(self.at[i])),
+        )
     }
 
-    fn text(&self, sym: OptSym) -> Option<String> {
-        sym.get().map(|s| self.names.get(s).to_string())
+    /// The line of held message `i`.
+    fn line(&self, i: usize) -> usize {
+        let mut r = self.record(i);
+        r.uint();
+        r.usize();
+        r.usize();
+        r.usize()
     }
 
     /// Held message `i`, as it was pushed.
     fn message(&self, i: usize) -> Message {
-        let h = &self.messages[i];
-        let (c, r) = (h.calls as usize, h.results as usize);
-        let calls = &self.calls[c..c + h.n_calls as usize];
-        let results = &self.results[r..r + h.n_results as usize];
-        Message {
-            index: 0,
-            role: h.role,
-            pos: self.pos(&h.pos),
-            span: h.span,
-            calls: calls
-                .iter()
-                .map(|c| Call {
-                    id: self.text(c.id),
-                    name: self.text(c.name),
-                    pos: self.pos(&c.pos),
-                    id_span: c.id_span,
-                    kind: self.names.get(c.kind).to_string(),
-                    server: c.server,
-                })
-                .collect(),
-            results: results
-                .iter()
-                .map(|r| ToolResult {
-                    id: self.text(r.id),
-                    name: self.text(r.name),
-                    pos: self.pos(&r.pos),
-                    id_span: r.id_span,
-                    span: r.span,
-                    leading: r.leading,
-                    whole_message: r.whole_message,
-                    split: self.text(r.split),
-                })
-                .collect(),
-            group: self.text(h.group),
-            continuation: false,
+        let mut r = self.record(i);
+        let head = r.uint();
+        let role = ROLES[(head >> 8) as usize];
+        let start = r.usize();
+        let span = Span {
+            start,
+            end: start + r.usize(),
+        };
+        let line = r.usize();
+        let pos = self.pos(&mut r, start, line);
+        let mut m = Message::new(role, pos, span);
+        m.group = r.opt_str(head & GROUP != 0);
+        let (calls, results) = (r.usize(), r.usize());
+        m.calls.reserve_exact(calls);
+        m.results.reserve_exact(results);
+        for _ in 0..calls {
+            let flags = r.uint();
+            let id = r.opt_str(flags & ID != 0);
+            let name = self.name(&mut r, flags);
+            let pos = self.pos(&mut r, start, line);
+            let id_span = (flags & ID_SPAN != 0).then(|| r.span(pos.offset));
+            let kind = self.names.get(r.uint() as Sym).to_string();
+            m.calls.push(Call {
+                id,
+                name,
+                pos,
+                id_span,
+                kind,
+                server: flags & SERVER != 0,
+            });
+        }
+        for _ in 0..results {
+            let flags = r.uint();
+            let id = r.opt_str(flags & ID != 0);
+            let name = self.name(&mut r, flags);
+            let pos = self.pos(&mut r, start, line);
+            let id_span = (flags & ID_SPAN != 0).then(|| r.span(pos.offset));
+            let span = r.span(pos.offset);
+            m.results.push(ToolResult {
+                id,
+                name,
+                pos,
+                id_span,
+                span,
+                leading: flags & LEADING != 0,
+                whole_message: flags & WHOLE_MESSAGE != 0,
+                split: r.opt_str(flags & SPLIT != 0),
+            });
+        }
+        m
+    }
+
+    fn name(&self, r: &mut Reader<'_>, flags: u64) -> Option<String> {
+        (flags & NAME != 0).then(|| self.names.get(r.uint() as Sym).to_string())
+    }
+
+    /// A position [`pos`] wrote relative to `start` and `line`.
+    fn pos(&self, r: &mut Reader<'_>, start: usize, line: usize) -> Pos {
+        Pos {
+            offset: r.rel(start),
+            line: r.rel(line),
+            column: r.usize(),
+            pointer: self.names.get(r.uint() as Sym).to_string(),
         }
     }
+}
+
+/// Write `p` relative to the message's `start` and `line`, its pointer interned in `names`.
+fn pos(w: &mut Writer<'_>, names: &mut Interner, p: &Pos, start: usize, line: usize) {
+    w.rel(p.offset, start);
+    w.rel(p.line, line);
+    w.usize(p.column);
+    w.uint(u64::from(names.intern(&p.pointer)));
 }
 
 #[cfg(test)]
@@ -234,10 +277,41 @@ mod tests {
     }
 
     #[test]
-    fn a_held_message_costs_a_few_words() {
-        assert!(std::mem::size_of::<HeldMessage>() <= 64);
-        assert!(std::mem::size_of::<HeldCall>() <= 64);
-        assert!(std::mem::size_of::<HeldResult>() <= 80);
+    fn messages_are_found_across_chunks() {
+        let messages: Vec<Message> = (1..6000)
+            .map(|line| message(line, Role::Assistant, Some(&"c".repeat(line % 40)), None))
+            .collect();
+        let held = held(messages.clone());
+        assert!(held.firsts.len() > 2);
+        assert!(held.resumed(None).eq(messages));
+    }
+
+    #[test]
+    fn a_held_message_costs_a_few_dozen_bytes() {
+        let held = held(sample());
+        let bytes = held.records.len();
+        // Four messages, one with a call and two with a result, ids and group written out.
+        assert!(bytes <= 4 * 12 + 3 * 16, "{bytes} bytes");
+    }
+
+    #[test]
+    fn unusual_parts_come_back_as_they_were() {
+        let mut m = message(7, Role::Tool, None, Some("c9"));
+        m.pos.offset = m.span.start + 3;
+        m.pos.line = 9;
+        m.results[0].name = Some("Read".into());
+        m.results[0].id_span = None;
+        m.results[0].whole_message = true;
+        m.results[0].split = Some("why".into());
+        m.results[0].pos.offset = 1;
+        m.results[0].pos.line = 1;
+        m.results.push(ToolResult::default());
+        let mut call = message(8, Role::Assistant, Some("c8"), None);
+        call.calls[0].server = true;
+        call.calls[0].id = None;
+        call.group = None;
+        let back: Vec<Message> = held(vec![m.clone(), call.clone()]).resumed(None).collect();
+        assert_eq!(back, [m, call]);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::chunked::Chunked;
+use super::chunked::{Chunked, Reader, Records};
 pub(super) use crate::intern::{Interner, Sym};
 
 /// The uuids, parents and ids of a file, each kept once and numbered in order of first
@@ -20,11 +20,11 @@ pub(super) struct Names {
     /// Per number: the index of its uuid in `uuids`, or (top bit set) of its text in `texts`.
     slots: Chunked<u32>,
     uuids: Chunked<u128>,
-    /// The numbers of the uuids, by uuid.
+    /// Where each text is in `bytes`.
+    texts: Chunked<u64>,
+    bytes: Records,
+    /// The numbers of the strings, by content (uuid or text).
     table: HashTable<Sym>,
-    texts: Interner,
-    /// The number of each string of `texts`.
-    text_syms: Vec<Sym>,
     hasher: foldhash::fast::FixedState,
 }
 
@@ -97,7 +97,22 @@ impl Names {
         if slot & TEXT_SLOT == 0 {
             self.intern_uuid(other.uuids[slot as usize])
         } else {
-            self.intern_text(other.texts.get(slot & !TEXT_SLOT))
+            self.intern_text(&other.text(slot & !TEXT_SLOT))
+        }
+    }
+
+    /// Text `k`.
+    fn text(&self, k: u32) -> Cow<'_, str> {
+        Reader(self.bytes.from(self.texts[k as usize])).str()
+    }
+
+    /// The hash of string `sym`.
+    fn hash_of(&self, sym: Sym) -> u64 {
+        let slot = self.slots[sym as usize];
+        if slot & TEXT_SLOT == 0 {
+            self.hasher.hash_one(self.uuids[slot as usize])
+        } else {
+            self.hasher.hash_one(&*self.text(slot & !TEXT_SLOT))
         }
     }
 
@@ -110,34 +125,42 @@ impl Names {
 
     fn intern_text(&mut self, s: &str) -> Sym {
         let next = self.next();
-        let k = self.texts.intern(s);
-        if self.texts.len() == self.text_syms.len() {
-            // Not new.
-            return self.text_syms[k as usize];
+        let hash = self.hasher.hash_one(s);
+        let is_s = |sym: Sym| {
+            let slot = self.slots[sym as usize];
+            slot & TEXT_SLOT != 0 && self.text(slot & !TEXT_SLOT) == s
+        };
+        if let Some(&sym) = self.table.find(hash, |&sym| is_s(sym)) {
+            return sym;
         }
-        self.text_syms.push(next);
+        let k = u32::try_from(self.texts.len()).expect("fewer than 2^31 distinct strings");
+        self.texts.push(self.bytes.push_str(s));
         self.slots.push(TEXT_SLOT | k);
+        self.insert(hash, next);
         next
     }
 
     fn intern_uuid(&mut self, bits: u128) -> Sym {
         let next = self.next();
         let hash = self.hasher.hash_one(bits);
-        let Names {
-            slots,
-            uuids,
-            table,
-            hasher,
-            ..
-        } = self;
-        let of = |sym: Sym| uuids[slots[sym as usize] as usize];
-        if let Some(&sym) = table.find(hash, |&sym| of(sym) == bits) {
+        let is_bits = |sym: Sym| {
+            let slot = self.slots[sym as usize];
+            slot & TEXT_SLOT == 0 && self.uuids[slot as usize] == bits
+        };
+        if let Some(&sym) = self.table.find(hash, |&sym| is_bits(sym)) {
             return sym;
         }
-        table.insert_unique(hash, next, |&sym| hasher.hash_one(of(sym)));
-        slots.push(uuids.len() as u32);
-        uuids.push(bits);
+        self.slots.push(self.uuids.len() as u32);
+        self.uuids.push(bits);
+        self.insert(hash, next);
         next
+    }
+
+    /// Add the new string `sym`, whose hash is `hash`, to the table.
+    fn insert(&mut self, hash: u64, sym: Sym) {
+        let mut table = std::mem::take(&mut self.table);
+        table.insert_unique(hash, sym, |&s| self.hash_of(s));
+        self.table = table;
     }
 
     /// The string numbered `sym`, as it was written.
@@ -146,13 +169,18 @@ impl Names {
         if slot & TEXT_SLOT == 0 {
             Cow::Owned(uuid_text(self.uuids[slot as usize]))
         } else {
-            Cow::Borrowed(self.texts.get(slot & !TEXT_SLOT))
+            self.text(slot & !TEXT_SLOT)
         }
     }
 
     /// How many strings there are (every number is below this).
     pub(super) fn len(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Free what finds a uuid's number: the strings are only read back from here on.
+    pub(super) fn forget_lookups(&mut self) {
+        self.table = HashTable::new();
     }
 }
 
@@ -244,9 +272,6 @@ impl Stamps {
 pub(super) struct OptSym(u32);
 
 impl OptSym {
-    /// No string.
-    pub(super) const NONE: OptSym = OptSym(u32::MAX);
-
     pub(super) fn new(sym: Option<Sym>) -> OptSym {
         OptSym(sym.unwrap_or(u32::MAX))
     }
@@ -285,6 +310,13 @@ mod tests {
         // Two canonical uuids are 16 bytes each; the rest is text.
         assert_eq!(names.uuids.len(), 2);
         assert_eq!(names.texts.len(), 7);
+        // Found again once the table grew, and nowhere after it is freed.
+        for (s, &sym) in written.iter().zip(&syms) {
+            assert_eq!(names.intern(s), sym);
+        }
+        names.forget_lookups();
+        assert_eq!(names.table.len(), 0);
+        assert_eq!(names.get(syms[1]), "toolu_01");
     }
 
     #[test]
