@@ -340,7 +340,6 @@ impl Interner {
     }
 
     /// How many strings there are (every number is below this).
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.texts.len()
     }
