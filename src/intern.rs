@@ -9,13 +9,11 @@
 //! 4 bytes in fixed-size chunks ([`Chunked`]), and once there are many strings the hash table
 //! is cut into 64 shards that each grow on their own.
 
-mod chunked;
-
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-pub(crate) use chunked::Chunked;
+use crate::chunked::Chunked;
 
 /// The number of an interned string.
 pub(crate) type Sym = u32;

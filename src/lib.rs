@@ -44,6 +44,7 @@
 
 mod analysis;
 mod batches;
+mod chunked;
 mod dialect;
 mod document_lint;
 mod document_repair;

@@ -7,7 +7,8 @@
 
 use std::collections::HashMap;
 
-use crate::intern::{Chunked, Interner, Sym};
+use crate::chunked::Chunked;
+use crate::intern::{Interner, Sym};
 
 use super::{Closed, FirstCall};
 

@@ -19,8 +19,8 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::chunked::Chunked;
 use super::intern::{Names, OptSym, Stamps, Sym};
+use crate::chunked::Chunked;
 use crate::json::{Kind, NodeId, Tree, line_col};
 use crate::locate::members_named;
 use crate::rules::Rule;

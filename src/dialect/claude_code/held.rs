@@ -5,8 +5,9 @@
 //! pointers, tool names and kinds interned, ids written out), into chunks that never move.
 
 use super::chain::Chain;
-use super::chunked::{Chunked, Reader, Records, Writer};
+use super::chunked::{Reader, Records, Writer};
 use super::intern::{Interner, Sym};
+use crate::chunked::Chunked;
 use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
 
 /// Messages held until the resumed chain is known.

@@ -8,7 +8,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::chunked::{Chunked, Reader, Records};
+use super::chunked::{Reader, Records};
+use crate::chunked::Chunked;
 pub(super) use crate::intern::{Interner, Sym};
 
 /// The uuids, parents and ids of a file, each kept once and numbered in order of first

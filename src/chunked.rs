@@ -1,7 +1,9 @@
-//! A vector kept in chunks of a fixed size, for what is kept per interned string: a vector
+//! A vector kept in chunks of a fixed size, for what a long log keeps per id or per line (the
+//! walk's per-id records, the interner's starts, a Claude Code session's chain): a vector
 //! grown by doubling holds up to twice what it needs, and while it moves, its old and its new
-//! copy at once. Full chunks are allocated once at their final size and never move, so the
-//! values cost their size and one partly filled chunk, and growing never copies them.
+//! copy at once, which sets the peak of a long log. Full chunks are allocated once at their
+//! final size and never move, so the values cost their size and one partly filled chunk, and
+//! growing never copies them.
 
 use std::ops::{Index, IndexMut};
 
@@ -74,6 +76,11 @@ impl<T> Chunked<T> {
             .chain([self.more.capacity() * std::mem::size_of::<Vec<T>>()])
     }
 
+    /// The values, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+        std::iter::once(&self.first).chain(&self.more).flatten()
+    }
+
     /// Value `i`, if there are that many.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
@@ -109,6 +116,16 @@ impl<T> IndexMut<usize> for Chunked<T> {
     }
 }
 
+impl<T> IntoIterator for Chunked<T> {
+    type Item = T;
+    type IntoIter =
+        std::iter::Flatten<std::iter::Chain<std::iter::Once<Vec<T>>, std::vec::IntoIter<Vec<T>>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::once(self.first).chain(self.more).flatten()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +142,7 @@ mod tests {
             assert_eq!((v[i], v.get(i)), (i, Some(&i)));
         }
         assert_eq!(v.get(n), None);
+        assert!(v.iter().copied().eq(0..n));
         v[CHUNK] = 7;
         assert_eq!(v[CHUNK], 7);
         // Every chunk but the last is full and was never grown past its size; the first grew
@@ -143,5 +161,16 @@ mod tests {
         assert_eq!((small.len(), small.get(0)), (0, None));
         small.push(1u64);
         assert_eq!((small.first.capacity(), small.len()), (4, 1));
+        assert_eq!(small.into_iter().collect::<Vec<_>>(), [1]);
+        let mut moved = Chunked::default();
+        for i in 0..2 * CHUNK + 3 {
+            moved.push(i);
+        }
+        moved[CHUNK] = 7;
+        assert!(
+            moved
+                .into_iter()
+                .eq((0..2 * CHUNK + 3).map(|i| if i == CHUNK { 7 } else { i }))
+        );
     }
 }
