@@ -209,7 +209,7 @@ impl Dialect for ClaudeCode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Brief(u64);
 
-/// The roles, numbered in a [`Brief`].
+/// The roles, numbered in a [`Brief`] and in a held message's record.
 const ROLES: [Role; 5] = [
     Role::Assistant,
     Role::Tool,
@@ -218,6 +218,16 @@ const ROLES: [Role; 5] = [
     Role::Other,
 ];
 
+/// The number of `role` in [`ROLES`].
+fn role_number(role: Role) -> u64 {
+    ROLES.iter().position(|&r| r == role).unwrap_or(0) as u64
+}
+
+/// The flag `flag` when `on`.
+fn flag(on: bool, flag: u64) -> u64 {
+    if on { flag } else { 0 }
+}
+
 /// A [`Brief`]'s flags, below its role.
 const CONTINUATION: u64 = 2;
 const CALLS: u64 = 1;
@@ -225,11 +235,9 @@ const CALLS: u64 = 1;
 impl Brief {
     /// The brief of the numbered message `m`.
     pub fn of(m: &Message) -> Brief {
-        let role = ROLES.iter().position(|&r| r == m.role).unwrap_or(0) as u64;
-        let flag = |on: bool, flag: u64| if on { flag } else { 0 };
         Brief(
             (m.span.start as u64) << 5
-                | role << 2
+                | role_number(m.role) << 2
                 | flag(m.continuation, CONTINUATION)
                 | flag(!m.calls.is_empty(), CALLS),
         )

@@ -7,8 +7,9 @@
 use super::chain::Chain;
 use super::chunked::{Reader, Records, Writer};
 use super::intern::{Interner, Sym};
+use super::{ROLES, flag, role_number};
 use crate::chunked::Chunked;
-use crate::model::{Call, Message, Pos, Role, Span, ToolResult};
+use crate::model::{Call, Message, Pos, Span, ToolResult};
 
 /// Messages held until the resumed chain is known.
 #[derive(Debug, Default)]
@@ -33,23 +34,6 @@ const LEADING: u64 = 16;
 const WHOLE_MESSAGE: u64 = 32;
 const SPLIT: u64 = 64;
 const GROUP: u64 = 128;
-
-const ROLES: [Role; 5] = [
-    Role::Assistant,
-    Role::Tool,
-    Role::User,
-    Role::System,
-    Role::Other,
-];
-
-fn role_number(role: Role) -> u64 {
-    ROLES.iter().position(|&r| r == role).unwrap_or(0) as u64
-}
-
-/// The flag `flag` when `on`.
-fn flag(on: bool, flag: u64) -> u64 {
-    if on { flag } else { 0 }
-}
 
 impl Held {
     /// Hold `m`, a message as its dialect read it (not yet numbered).
@@ -232,6 +216,7 @@ fn pos(w: &mut Writer<'_>, names: &mut Interner, p: &Pos, start: usize, line: us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Role;
 
     fn message(line: usize, role: Role, call: Option<&str>, result: Option<&str>) -> Message {
         let pos = |pointer: &str| Pos {

@@ -70,8 +70,8 @@ static HEX: [u8; 256] = {
     t
 };
 
-/// The text [`uuid_bits`] read `n` from.
-fn uuid_text(n: u128) -> String {
+/// The text [`uuid_bits`] read `n` from: lowercase hyphenated.
+pub(super) fn uuid_text(n: u128) -> String {
     let hex = format!("{n:032x}");
     format!(
         "{}-{}-{}-{}-{}",

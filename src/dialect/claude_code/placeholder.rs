@@ -185,15 +185,7 @@ pub(crate) fn derive_uuid(holder: &Tree<'_>, call: &CallAt) -> String {
     // Shape it as a version 8 (custom) UUID with the RFC 4122 variant.
     h = (h & !(0xf << 76)) | (0x8 << 76);
     h = (h & !(0x3 << 62)) | (0x2 << 62);
-    let hex = format!("{h:032x}");
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
+    super::intern::uuid_text(h)
 }
 
 /// A result line of the file to mirror: the conversation's own first, else the first in the
