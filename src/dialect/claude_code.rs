@@ -14,6 +14,7 @@
 
 pub mod chain;
 mod chunked;
+mod fields;
 mod held;
 mod intern;
 mod placeholder;
@@ -21,14 +22,13 @@ mod placeholder;
 use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
-use crate::locate::members_named;
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::provider::Provider;
 
 pub use held::Held;
 pub(crate) use placeholder::{derive_uuid, is_result_line, parent_link};
 
-use super::common::{array_at, object_at, string};
+use super::common::string;
 use super::{Dialect, ReadCx, ThreadMemory};
 
 /// The Claude Code session transcript dialect.
@@ -81,14 +81,20 @@ impl Dialect for ClaudeCode {
         if tree.kind(node) != Kind::Object {
             return None;
         }
-        let [uuid, parent, session, ty] =
-            members_named(tree, node, &["uuid", "parentUuid", "sessionId", "type"]);
+        let [uuid, parent, session, ty] = fields::members(tree, node, |key| match key {
+            b"uuid" => Some(0),
+            b"parentUuid" => Some(1),
+            b"sessionId" => Some(2),
+            b"type" => Some(3),
+            _ => None,
+        });
         uuid?;
         parent?;
         session?;
-        let ty = tree.str(ty?)?;
+        let ty = ty?;
         LINE_TYPES
-            .contains(&ty.as_ref())
+            .iter()
+            .any(|t| fields::text_is(tree, ty, t))
             .then_some("a Claude Code session line (`uuid`, `parentUuid`, `sessionId`, `type`)")
     }
 
@@ -96,34 +102,58 @@ impl Dialect for ClaudeCode {
         if tree.kind(node) != Kind::Object {
             return None;
         }
-        let role = match tree.get_str(node, "type")?.as_ref() {
-            "assistant" => Role::Assistant,
-            "user" => Role::User,
-            _ => return None,
+        let [ty, message] = fields::members(tree, node, |key| match key {
+            b"type" => Some(0),
+            b"message" => Some(1),
+            _ => None,
+        });
+        let ty = ty?;
+        let role = if fields::text_is(tree, ty, "assistant") {
+            Role::Assistant
+        } else if fields::text_is(tree, ty, "user") {
+            Role::User
+        } else {
+            return None;
         };
-        let message = object_at(tree, node, "message")?;
+        let message = message.filter(|&m| tree.kind(m) == Kind::Object)?;
+        let [group, content] = fields::members(tree, message, |key| match key {
+            b"id" => Some(0),
+            b"content" => Some(1),
+            _ => None,
+        });
         let mut msg = cx.message(tree, node, role);
         if role == Role::Assistant {
-            msg.group = tree.get_str(message, "id").map(|s| s.into_owned());
+            msg.group = group
+                .and_then(|g| fields::text(tree, g))
+                .map(|s| s.into_owned());
         }
-        let Some(content) = array_at(tree, message, "content") else {
+        let Some(content) = content.filter(|&c| tree.kind(c) == Kind::Array) else {
             return Some(msg);
         };
         let blocks = tree.len(content);
         let mut leading = true;
         for (i, block) in tree.children(content).enumerate() {
-            let [ty, id, name, use_id] =
-                members_named(tree, block, &["type", "id", "name", "tool_use_id"]);
-            let ty = ty.and_then(|t| tree.str(t));
-            let ty = ty.as_deref().unwrap_or("");
+            let [ty, id, name, use_id] = fields::members(tree, block, |key| match key {
+                b"type" => Some(0),
+                b"id" => Some(1),
+                b"name" => Some(2),
+                b"tool_use_id" => Some(3),
+                _ => None,
+            });
+            let is = |want: &str| ty.is_some_and(|t| fields::text_is(tree, t, want));
             let suffix = || crate::model::indexed("/message/content/", i);
-            if role == Role::Assistant && (ty == "tool_use" || SERVER_CALLS.contains(&ty)) {
+            let call = match role {
+                Role::Assistant => ["tool_use"].iter().chain(SERVER_CALLS).find(|&&k| is(k)),
+                _ => None,
+            };
+            let result = is("tool_result");
+            if let Some(&kind) = call {
                 msg.calls.push(Call {
                     name: string(tree, name),
-                    server: ty != "tool_use",
-                    ..cx.call(tree, block, &suffix(), id, ty)
+                    server: kind != "tool_use",
+                    ..cx.call(tree, block, &suffix(), id, kind)
                 });
-            } else if role == Role::User && ty == "tool_result" {
+            } else if role == Role::User && result {
                 // Never the whole message: a result line is a link of the `parentUuid` chain,
                 // and Claude Code rebuilds the history from that chain, not from file order:
                 // moving the line would change nothing and deleting it would cut the chain.
@@ -132,7 +162,7 @@ impl Dialect for ClaudeCode {
                     ..cx.result(tree, block, &suffix(), use_id)
                 });
             }
-            leading &= ty == "tool_result";
+            leading &= result;
         }
         if role == Role::User && blocks > 0 && msg.results.len() == blocks {
             msg.role = Role::Tool;

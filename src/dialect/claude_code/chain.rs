@@ -19,10 +19,10 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::intern::{Names, OptSym, Stamps, Sym};
+use super::fields::{self, inside, members, text_is};
+use super::intern::{Names, OptSym, Stamps, Sym, uuid_bits};
 use crate::chunked::Chunked;
 use crate::json::{Kind, NodeId, Tree, line_col};
-use crate::locate::members_named;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
@@ -227,6 +227,40 @@ pub struct ChainReader {
     /// Where the first line whose message is one `tool_result` block starts (what a
     /// placeholder mirrors when its conversation has no result message of its own).
     first_result: Option<usize>,
+    /// The uuid of the last link as written, when written as Claude Code writes one, and its
+    /// number.
+    last_uuid: Option<([u8; 36], Sym)>,
+}
+
+/// The `type` of a line, as far as the chain tells types apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Type {
+    User,
+    Assistant,
+    System,
+    Other,
+}
+
+impl Type {
+    fn of(tree: &Tree<'_>, node: NodeId) -> Type {
+        if text_is(tree, node, "user") {
+            Type::User
+        } else if text_is(tree, node, "assistant") {
+            Type::Assistant
+        } else if text_is(tree, node, "system") {
+            Type::System
+        } else {
+            Type::Other
+        }
+    }
+}
+
+/// The number of the string `node` (`None`: it is not a string).
+fn intern(names: &mut Names, tree: &Tree<'_>, node: NodeId) -> Option<Sym> {
+    match inside(tree, node).and_then(uuid_bits) {
+        Some(bits) => Some(names.intern_uuid(bits)),
+        None => tree.str(node).map(|s| names.intern(&s)),
+    }
 }
 
 /// Hash of a line's bytes, to tell identical lines from different ones (a fast 64-bit hash
@@ -237,7 +271,12 @@ fn digest(text: &[u8]) -> u64 {
 }
 
 fn column(tree: &Tree<'_>, node: NodeId) -> usize {
-    line_col(tree.src(), tree.span(node).0).1
+    let at = tree.span(node).0;
+    match tree.src().get(..at) {
+        // One line of ASCII: a character a byte.
+        Some(before) if before.is_ascii() && !before.contains(&b'\n') => at + 1,
+        _ => line_col(tree.src(), at).1,
+    }
 }
 
 /// The quick test a line must pass before it is parsed: it names a `uuid` or a `parentUuid`
@@ -280,36 +319,44 @@ impl ChainReader {
             subtype,
             logical,
             message,
-        ] = members_named(
-            tree,
-            root,
-            &[
-                "type",
-                "isSidechain",
-                "uuid",
-                "parentUuid",
-                "timestamp",
-                "subtype",
-                "logicalParentUuid",
-                "message",
-            ],
-        );
-        let text_of = |n: Option<NodeId>| n.and_then(|n| tree.str(n));
-        let ty = text_of(ty).unwrap_or_default();
-        let is_message = ty == "user" || ty == "assistant";
+        ] = members(tree, root, |key| match key {
+            b"type" => Some(0),
+            b"isSidechain" => Some(1),
+            b"uuid" => Some(2),
+            b"parentUuid" => Some(3),
+            b"timestamp" => Some(4),
+            b"subtype" => Some(5),
+            b"logicalParentUuid" => Some(6),
+            b"message" => Some(7),
+            _ => None,
+        });
+        let ty = ty.map_or(Type::Other, |t| Type::of(tree, t));
+        let is_message = matches!(ty, Type::User | Type::Assistant);
         let sidechain = sidechain.and_then(|v| tree.bool(v)) == Some(true);
-        let Some(uuid) = text_of(uuid).filter(|u| !u.is_empty()) else {
+        // A uuid is a string, and not an empty one (an escape never decodes to nothing).
+        let Some(uuid) = uuid.filter(|&u| tree.kind(u) == Kind::String && tree.raw(u) != b"\"\"")
+        else {
             if is_message && !sidechain {
                 self.untracked = true;
             }
             return;
         };
-        let [group, content] = members_named(tree, message.unwrap_or(root), &["id", "content"]);
-        let (group, content) = match message {
-            Some(_) => (group, content),
-            None => (None, None),
-        };
         let names = &mut self.names;
+        let logical_parent = OptSym::new(logical.and_then(|p| intern(names, tree, p)));
+        let uuid_node = uuid;
+        let bits = inside(tree, uuid).and_then(uuid_bits);
+        let uuid = match bits {
+            Some(bits) => names.intern_uuid(bits),
+            None => names.intern(&tree.str(uuid).unwrap_or_default()),
+        };
+        let [group, content] = match message {
+            Some(m) => members(tree, m, |key| match key {
+                b"id" => Some(0),
+                b"content" => Some(1),
+                _ => None,
+            }),
+            None => [None, None],
+        };
         let (parent_at, parent_len) = parent_node
             .filter(|&p| tree.kind(p) == Kind::String)
             .map_or((u32::MAX, 0), |p| {
@@ -317,53 +364,80 @@ impl ChainReader {
                 (a as u32, (b - a) as u32)
             });
         let rare = Rare {
-            logical_parent: OptSym::new(text_of(logical).map(|p| names.intern(&p))),
+            logical_parent,
             parent_len,
         };
         let is_rare = rare.logical_parent.get().is_some() || parent_len >= u32::from(u16::MAX);
         if is_rare {
             self.rare.push((self.links.len() as u32, rare));
         }
+        // The parent is most often the line before: its uuid is then known without a lookup.
+        let written = inside(tree, uuid_node).filter(|_| bits.is_some());
+        let before = std::mem::replace(
+            &mut self.last_uuid,
+            written.and_then(|w| Some((<[u8; 36]>::try_from(w).ok()?, uuid))),
+        );
+        let parent = parent_node.and_then(|p| match (inside(tree, p), before) {
+            // As written by the line before as its uuid, in Claude Code's spelling.
+            (Some(w), Some((last, sym))) if w == last.as_slice() => Some(sym),
+            _ => intern(names, tree, p),
+        });
         let is = |on: bool, flag: u8| if on { flag } else { 0 };
+        let assistant = ty == Type::Assistant;
         let mut link = Link {
             line: u32::try_from(number).unwrap_or(u32::MAX),
             start,
             len: text.len() as u32,
             parent_at,
             parent_len: parent_len.min(u32::from(u16::MAX)) as u16,
-            uuid: names.intern(&uuid),
-            parent: OptSym::new(text_of(parent_node).map(|p| names.intern(&p))),
+            uuid,
+            parent: OptSym::new(parent),
             parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
             flags: is(sidechain, SIDECHAIN)
                 | is(is_message, MESSAGE)
-                | is(ty == "assistant", ASSISTANT)
+                | is(assistant, ASSISTANT)
                 | is(
-                    ty == "system" && text_of(subtype).is_some_and(|s| s == "compact_boundary"),
+                    ty == Type::System
+                        && subtype.is_some_and(|s| text_is(tree, s, "compact_boundary")),
                     BOUNDARY,
                 )
                 | is(is_rare, RARE),
-            timestamp: OptSym::new(text_of(timestamp).map(|t| self.stamps.push(&t))),
+            timestamp: OptSym::new(timestamp.and_then(|t| self.stamp(tree, t))),
             digest: digest(text),
             group: OptSym::new(
-                (ty == "assistant")
-                    .then(|| text_of(group))
-                    .flatten()
+                group
+                    .filter(|_| assistant)
+                    .and_then(|g| fields::text(tree, g))
                     .map(|g| self.labels.intern(&g)),
             ),
             ids: self.ids.len() as u32,
         };
+        if ty == Type::Other || ty == Type::System {
+            self.links.push(link);
+            return;
+        }
         let mut server_results = Vec::new();
         let blocks = content.map_or(0, |c| tree.len(c));
-        let mut results = Vec::new();
         for block in content.into_iter().flat_map(|c| tree.children(c)) {
-            let [kind, id, use_id] = members_named(tree, block, &["type", "id", "tool_use_id"]);
-            let kind = text_of(kind).unwrap_or_default();
-            if ty == "assistant" && (kind == "tool_use" || kind == "server_tool_use") {
-                if let Some(i) = text_of(id) {
+            let [kind, id, use_id] = members(tree, block, |key| match key {
+                b"type" => Some(0),
+                b"id" => Some(1),
+                b"tool_use_id" => Some(2),
+                _ => None,
+            });
+            let is = |want: &str| kind.is_some_and(|k| text_is(tree, k, want));
+            if assistant && (is("tool_use") || is("server_tool_use")) {
+                if let Some(i) = id.and_then(|i| fields::text(tree, i)) {
                     self.ids.push(self.labels.intern(&i));
                 }
-            } else if ty == "assistant" && kind.ends_with("_tool_result") {
-                if let Some(i) = text_of(use_id) {
+            } else if assistant {
+                let Some(kind) = kind
+                    .and_then(|k| fields::text(tree, k))
+                    .filter(|k| k.ends_with("_tool_result"))
+                else {
+                    continue;
+                };
+                if let Some(i) = use_id.and_then(|i| fields::text(tree, i)) {
                     let (a, b) = tree.span(block);
                     server_results.push(ServerResult {
                         id: self.labels.intern(&i),
@@ -376,16 +450,25 @@ impl ChainReader {
                         link.flags |= ONLY_BLOCK;
                     }
                 }
-            } else if ty == "user" && kind == "tool_result" {
-                results.extend(text_of(use_id).map(|i| self.labels.intern(&i)));
+            } else if ty == Type::User && is("tool_result") {
+                let i = use_id.and_then(|i| fields::text(tree, i));
+                self.ids.extend(i.map(|i| self.labels.intern(&i)));
             }
         }
         if !server_results.is_empty() {
             let at = self.links.len() as u32;
             self.servers.push((at, server_results.into_boxed_slice()));
         }
-        self.ids.extend(results);
         self.links.push(link);
+    }
+
+    /// Keep the timestamp `node` (`None`: not a string): packed straight from the line when
+    /// written as Claude Code writes one (no escapes then), else decoded first.
+    fn stamp(&mut self, tree: &Tree<'_>, node: NodeId) -> Option<Sym> {
+        match inside(tree, node).and_then(|w| self.stamps.push_packed(w)) {
+            Some(sym) => Some(sym),
+            None => fields::text(tree, node).map(|t| self.stamps.push(&t)),
+        }
     }
 
     /// Add the links `later` read from the lines after this reader's (a file read in blocks).

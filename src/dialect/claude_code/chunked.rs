@@ -147,10 +147,15 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn str(&mut self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.bytes())
+    }
+
+    /// The bytes of a string [`Writer::str`] wrote.
+    pub(super) fn bytes(&mut self) -> &'a [u8] {
         let len = self.usize();
         let (s, rest) = self.0.split_at(len);
         self.0 = rest;
-        String::from_utf8_lossy(s)
+        s
     }
 
     pub(super) fn opt_str(&mut self, present: bool) -> Option<String> {

@@ -36,23 +36,27 @@ const TEXT_SLOT: u32 = 1 << 31;
 const HYPHENS: [usize; 4] = [8, 13, 18, 23];
 
 /// The 128 bits of `s`, when `s` is a lowercase hyphenated uuid.
-fn uuid_bits(s: &str) -> Option<u128> {
-    let b = s.as_bytes();
+pub(super) fn uuid_bits(b: &[u8]) -> Option<u128> {
     if b.len() != 36 || HYPHENS.iter().any(|&i| b[i] != b'-') {
         return None;
     }
-    let mut n = 0u128;
-    for part in [&b[..8], &b[9..13], &b[14..18], &b[19..23], &b[24..]] {
-        for &c in part {
-            let v = HEX[c as usize];
-            if v > 15 {
-                return None;
-            }
-            n = (n << 4) | u128::from(v);
-        }
-    }
-    Some(n)
+    // Each half in a word of its own; a byte that is no digit shows in `bad` (255).
+    let mut bad = 0u8;
+    let mut half = |digits: [usize; 16]| {
+        digits.iter().fold(0u64, |n, &i| {
+            let v = HEX[b[i] as usize];
+            bad |= v;
+            n << 4 | u64::from(v)
+        })
+    };
+    let hi = half(HIGH_DIGITS);
+    let lo = half(LOW_DIGITS);
+    (bad <= 15).then_some(u128::from(hi) << 64 | u128::from(lo))
 }
+
+/// Where the first and last 16 hex digits of a uuid stand.
+const HIGH_DIGITS: [usize; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17];
+const LOW_DIGITS: [usize; 16] = [19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35];
 
 /// The value of each lowercase hex digit; 255 for any other byte.
 static HEX: [u8; 256] = {
@@ -86,7 +90,7 @@ pub(super) fn uuid_text(n: u128) -> String {
 impl Names {
     /// The number of `s`, adding it when new.
     pub(super) fn intern(&mut self, s: &str) -> Sym {
-        match uuid_bits(s) {
+        match uuid_bits(s.as_bytes()) {
             Some(bits) => self.intern_uuid(bits),
             None => self.intern_text(s),
         }
@@ -107,13 +111,18 @@ impl Names {
         Reader(self.bytes.from(self.texts[k as usize])).str()
     }
 
+    /// The bytes of text `k` (UTF-8: they were a `str`).
+    fn text_bytes(&self, k: u32) -> &[u8] {
+        Reader(self.bytes.from(self.texts[k as usize])).bytes()
+    }
+
     /// The hash of string `sym`.
     fn hash_of(&self, sym: Sym) -> u64 {
         let slot = self.slots[sym as usize];
         if slot & TEXT_SLOT == 0 {
             self.hasher.hash_one(self.uuids[slot as usize])
         } else {
-            self.hasher.hash_one(&*self.text(slot & !TEXT_SLOT))
+            self.hasher.hash_one(self.text_bytes(slot & !TEXT_SLOT))
         }
     }
 
@@ -126,10 +135,10 @@ impl Names {
 
     fn intern_text(&mut self, s: &str) -> Sym {
         let next = self.next();
-        let hash = self.hasher.hash_one(s);
+        let hash = self.hasher.hash_one(s.as_bytes());
         let is_s = |sym: Sym| {
             let slot = self.slots[sym as usize];
-            slot & TEXT_SLOT != 0 && self.text(slot & !TEXT_SLOT) == s
+            slot & TEXT_SLOT != 0 && self.text_bytes(slot & !TEXT_SLOT) == s.as_bytes()
         };
         if let Some(&sym) = self.table.find(hash, |&sym| is_s(sym)) {
             return sym;
@@ -141,7 +150,7 @@ impl Names {
         next
     }
 
-    fn intern_uuid(&mut self, bits: u128) -> Sym {
+    pub(super) fn intern_uuid(&mut self, bits: u128) -> Sym {
         let next = self.next();
         let hash = self.hasher.hash_one(bits);
         let is_bits = |sym: Sym| {
@@ -214,8 +223,7 @@ const PUNCTUATION: [(usize, u8); 7] = [
 const DIGITS: [usize; 17] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
 
 /// The digits of `s` as one number, when `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ` exactly.
-fn pack(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
+fn pack(b: &[u8]) -> Option<u64> {
     if b.len() != 24 || PUNCTUATION.iter().any(|&(i, c)| b[i] != c) {
         return None;
     }
@@ -247,13 +255,21 @@ impl Stamps {
     /// Keep `s`; its number.
     pub(super) fn push(&mut self, s: &str) -> Sym {
         let sym = Sym::try_from(self.packed.len()).expect("fewer than 2^32 timestamps");
-        let entry = pack(s).unwrap_or_else(|| {
+        let entry = pack(s.as_bytes()).unwrap_or_else(|| {
             self.other.push_str(s);
             self.ends.push(self.other.len());
             TEXT | (self.ends.len() - 1) as u64
         });
         self.packed.push(entry);
         sym
+    }
+
+    /// Keep the timestamp written `b` when [`pack`] packs it; its number.
+    pub(super) fn push_packed(&mut self, b: &[u8]) -> Option<Sym> {
+        let entry = pack(b)?;
+        let sym = Sym::try_from(self.packed.len()).expect("fewer than 2^32 timestamps");
+        self.packed.push(entry);
+        Some(sym)
     }
 
     /// The timestamp numbered `sym`, as it was written.
