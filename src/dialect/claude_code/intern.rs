@@ -56,7 +56,9 @@ pub(super) fn uuid_bits(b: &[u8]) -> Option<u128> {
 
 /// Where the first and last 16 hex digits of a uuid stand.
 const HIGH_DIGITS: [usize; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17];
-const LOW_DIGITS: [usize; 16] = [19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35];
+const LOW_DIGITS: [usize; 16] = [
+    19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
+];
 
 /// The value of each lowercase hex digit; 255 for any other byte.
 static HEX: [u8; 256] = {
