@@ -94,29 +94,30 @@ pub enum Defect {
     Orphan {
         /// The result.
         result: ResultAt,
-        /// The call with the same id found after it, if any.
-        later_call: Option<CallAt>,
+        /// The call with the same id found after it, if any (boxed, as the second part of every
+        /// variant is, so that a defect takes the room of one call or result).
+        later_call: Option<Box<CallAt>>,
     },
     /// TM003: a result that closes its call but sits outside the call's answer window.
     Misplaced {
         /// The call.
-        call: CallAt,
+        call: Box<CallAt>,
         /// The result.
         result: ResultAt,
     },
     /// TM004: a result for a call that already has one.
     DuplicateResult {
         /// The call.
-        call: CallAt,
+        call: Box<CallAt>,
         /// The result that answered it first.
-        first: ResultAt,
+        first: Box<ResultAt>,
         /// The extra result.
         result: ResultAt,
     },
     /// TM005: a call id used twice in one message.
     DuplicateCallId {
         /// The first call with the id.
-        first: CallAt,
+        first: Box<CallAt>,
         /// The later call with the same id.
         call: CallAt,
     },
@@ -139,7 +140,7 @@ pub enum Defect {
     /// every id unique in the request.
     ReusedCallId {
         /// The first call with the id.
-        first: CallAt,
+        first: Box<CallAt>,
         /// The later call with the same id.
         call: CallAt,
     },
@@ -426,12 +427,12 @@ impl Walker {
             };
             if let Some(first) = seen_here.get(id) {
                 self.defects.push(Defect::DuplicateCallId {
-                    first: CallAt {
+                    first: Box::new(CallAt {
                         message: calling,
                         holder: msg.index,
                         slot: first,
                         call: msg.calls[first].clone(),
-                    },
+                    }),
                     call: at.clone(),
                 });
                 // The provider keys results by id: one result answers both, so the later
@@ -443,7 +444,7 @@ impl Walker {
                     match self.seen.first_call(id) {
                         Some(first) if first.message as usize != calling => {
                             self.defects.push(Defect::ReusedCallId {
-                                first: first.call(id),
+                                first: Box::new(first.call(id)),
                                 call: at.clone(),
                             });
                         }
@@ -473,7 +474,7 @@ impl Walker {
                     .push_back((at.clone(), self.defects.len()));
                 self.defects.push(Defect::Orphan {
                     result: result.clone(),
-                    later_call: Some(at.clone()),
+                    later_call: Some(Box::new(at.clone())),
                 });
                 let closed = Closed::new(&mut self.names, &at, &result);
                 self.seen.close(id, closed);
@@ -509,7 +510,7 @@ impl Walker {
             self.seen.close(id, closed);
             if !self.in_window(call.message, at, result) {
                 self.defects.push(Defect::Misplaced {
-                    call,
+                    call: Box::new(call),
                     result: here(),
                 });
             }
@@ -542,8 +543,8 @@ impl Walker {
         if let Some(closed) = self.seen.closed(id) {
             let (call, first) = closed.parts(&self.names, id);
             self.defects.push(Defect::DuplicateResult {
-                call,
-                first,
+                call: Box::new(call),
+                first: Box::new(first),
                 result: here,
             });
             return;
@@ -564,25 +565,31 @@ impl Walker {
         // What was kept per id seen is no longer needed: free it before the sort, which
         // needs room of its own on a log with many findings.
         self.seen = seen::Seen::default();
-        for (_, queue) in self.open.drain() {
-            for call in queue {
-                self.defects.push(Defect::Dangling {
-                    call,
-                    cause: DanglingCause::NoResult,
-                });
-            }
+        let open = std::mem::take(&mut self.open);
+        let pending = match self.options.tail {
+            false => std::mem::take(&mut self.pending),
+            true => IdMap::default(),
+        };
+        // Room for exactly what is left (a growing list would hold two copies while it moves).
+        self.defects.reserve_exact(
+            open.values().map(VecDeque::len).sum::<usize>()
+                + pending.values().map(VecDeque::len).sum::<usize>(),
+        );
+        for call in open.into_values().flatten() {
+            self.defects.push(Defect::Dangling {
+                call,
+                cause: DanglingCause::NoResult,
+            });
         }
-        if !self.options.tail {
-            for (_, queue) in self.pending.drain() {
-                for result in queue {
-                    self.defects.push(Defect::Orphan {
-                        result,
-                        later_call: None,
-                    });
-                }
-            }
+        for result in pending.into_values().flatten() {
+            self.defects.push(Defect::Orphan {
+                result,
+                later_call: None,
+            });
         }
-        self.defects.sort_by_key(Defect::sort_key);
+        // Sorting the keys beside their indices needs room for those, not for half the
+        // defects as a stable sort of them would.
+        self.defects.sort_by_cached_key(Defect::sort_key);
         self.defects
     }
 }

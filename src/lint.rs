@@ -27,6 +27,12 @@ pub struct LintOptions {
     /// conversations held one per line (`StreamReport::detections` then lists only the
     /// message-per-line threads), so that memory does not grow with their number.
     pub skip_detections: bool,
+    /// Linting JSON Lines as a stream, count the pairing findings of the threads and
+    /// conversations that are not Claude Code sessions instead of describing them:
+    /// `StreamReport::findings` then lacks them and `StreamReport::counted` says how many there
+    /// are. A streaming repair reads the defects themselves and reports only the number of
+    /// findings, so it need not hold a text per defect.
+    pub count_only: bool,
 }
 
 /// A document with the defects of each of its conversations.

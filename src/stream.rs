@@ -28,6 +28,8 @@ use crate::target::{self, Provider};
 pub struct StreamReport {
     /// Findings, in reading order.
     pub findings: Vec<Finding>,
+    /// Pairing findings counted but not described ([`LintOptions::count_only`]).
+    pub counted: usize,
     /// Conversations found.
     pub conversations: usize,
     /// Tool calls checked (server-side ones, whose results are inline, included).
@@ -207,6 +209,7 @@ fn stream_lines<R: BufRead>(
         line_conversations: Vec::new(),
         line_count: 0,
         keep_detections: !options.skip_detections,
+        count_only: options.count_only,
         foreign_threads: Vec::new(),
         report: StreamReport::default(),
     };
@@ -487,9 +490,17 @@ struct Streamer<'p> {
     line_count: usize,
     /// Keep the detection text of each conversation held by one line.
     keep_detections: bool,
+    /// Count the pairing findings instead of describing them ([`LintOptions::count_only`]).
+    count_only: bool,
     /// Threads holding messages of another dialect: reported, not offered fixes.
     foreign_threads: Vec<Option<String>>,
     report: StreamReport,
+}
+
+/// Whether the pairing findings of dialect `d` are counted, not described, when `count_only`
+/// asks for it (a Claude Code session's streaming repair reads its findings).
+fn counts_only(count_only: bool, d: &dyn Dialect) -> bool {
+    count_only && d.name() != ClaudeCode.name()
 }
 
 /// Where a conversation held by one line is in its file: the start of its message list (or
@@ -558,10 +569,15 @@ impl LineSink for Streamer<'_> {
             &conv.unread,
             conv.dialect,
         ));
+        let count_only = counts_only(self.count_only, d);
         for defect in &defects {
             count_dangling(&mut self.report.stats, defect);
-            self.line_findings
-                .push(describe(self.path, &info, d, &judge, defect));
+            if count_only {
+                self.report.counted += 1;
+            } else {
+                self.line_findings
+                    .push(describe(self.path, &info, d, &judge, defect));
+            }
         }
         if !defects.is_empty() || !d.streams() {
             self.report
@@ -691,11 +707,16 @@ impl Streamer<'_> {
                     continue;
                 }
                 let defects = sent(d, t.walker.finish());
+                let count_only = counts_only(self.count_only, d);
                 for defect in &defects {
                     count_dangling(&mut report.stats, defect);
-                    report
-                        .findings
-                        .push(describe(self.path, &info, d, &judge, defect));
+                    if count_only {
+                        report.counted += 1;
+                    } else {
+                        report
+                            .findings
+                            .push(describe(self.path, &info, d, &judge, defect));
+                    }
                 }
                 report.threads.push(ThreadScan {
                     defects,

@@ -181,6 +181,7 @@ pub(crate) fn lint_options(a: &InputArgs) -> Result<LintOptions> {
             TargetArg::Bedrock => Provider::Bedrock,
         }),
         skip_detections: false,
+        count_only: false,
     })
 }
 

@@ -129,7 +129,8 @@ impl Dialect for Bedrock {
             )
         };
         Some(match defect {
-            Defect::Dangling { call, .. } | Defect::Misplaced { call, .. } => expected(call),
+            Defect::Dangling { call, .. } => expected(call),
+            Defect::Misplaced { call, .. } => expected(call),
             Defect::Orphan { result, .. } | Defect::DuplicateResult { result, .. } => format!(
                 "Bedrock would reject this: \"The number of toolResult blocks at messages.{}.content exceeds the number of toolUse blocks of previous turn.\"",
                 result.message

@@ -124,6 +124,7 @@ fn repair_lines(
     }
     let scan = LintOptions {
         skip_detections: true,
+        count_only: true,
         ..lint.clone()
     };
     let report = crate::stream::lint_lines(name, open()?, &scan)?;
@@ -147,7 +148,7 @@ fn repair_lines(
         .find(|f| f.rule == Rule::UnrecognizedLog)
         .map(|f| f.message.clone());
     let done = Streamed {
-        findings: report.findings.len(),
+        findings: report.findings.len() + report.counted,
         refused,
         skippable: report.skippable,
         ..Streamed::default()

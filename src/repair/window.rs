@@ -104,10 +104,10 @@ pub(crate) fn map_defect(
             later_call,
         } => Defect::Orphan {
             result: result(r),
-            later_call: later_call.as_ref().map(&call),
+            later_call: later_call.as_deref().map(|c| Box::new(call(c))),
         },
         Defect::Misplaced { call: c, result: r } => Defect::Misplaced {
-            call: call(c),
+            call: Box::new(call(c)),
             result: result(r),
         },
         Defect::DuplicateResult {
@@ -115,16 +115,16 @@ pub(crate) fn map_defect(
             first,
             result: r,
         } => Defect::DuplicateResult {
-            call: call(c),
-            first: result(first),
+            call: Box::new(call(c)),
+            first: Box::new(result(first)),
             result: result(r),
         },
         Defect::DuplicateCallId { first, call: c } => Defect::DuplicateCallId {
-            first: call(first),
+            first: Box::new(call(first)),
             call: call(c),
         },
         Defect::ReusedCallId { first, call: c } => Defect::ReusedCallId {
-            first: call(first),
+            first: Box::new(call(first)),
             call: call(c),
         },
         Defect::MissingCallId { call: c } => Defect::MissingCallId { call: call(c) },
@@ -186,7 +186,7 @@ pub(super) fn placed(d: &Defect) -> Vec<(usize, usize)> {
             later_call,
         } => {
             let mut parts = vec![result(r)];
-            parts.extend(later_call.as_ref().map(call));
+            parts.extend(later_call.as_deref().map(call));
             parts
         }
         Defect::Misplaced { call: c, result: r } => vec![call(c), result(r)],
