@@ -91,6 +91,10 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
     if tree.kind(node) != Kind::Object {
         return false;
     }
+    // Most messages have a `role`, often as the first member: then nothing else is needed.
+    if tree.get(node, "role").is_some() {
+        return true;
+    }
     let [
         role,
         parts,
