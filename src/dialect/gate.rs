@@ -330,32 +330,6 @@ pub fn may_claim(d: &dyn Dialect, keys: Keys) -> bool {
     d.claim_keys().iter().any(|&need| keys.holds(need))
 }
 
-/// Every claim-key set of the dialects of [`super::all`], with the dialect's place there (at
-/// most 64 dialects, checked by a test), gathered once.
-static ALL_NEEDS: std::sync::LazyLock<Vec<(u32, Keys)>> = std::sync::LazyLock::new(|| {
-    let all = super::all();
-    assert!(all.len() <= 64, "a dialect's place is a bit of a u64");
-    (0u32..)
-        .zip(all)
-        .flat_map(|(i, d)| d.claim_keys().iter().map(move |&need| (i, need)))
-        .collect()
-});
-
-/// The dialects of [`super::all`] that [`may_claim`] a message with `keys`, in their order:
-/// the same as filtering them with it, without asking each dialect for its sets.
-pub fn may_claim_of_all(keys: Keys) -> impl Iterator<Item = &'static dyn Dialect> {
-    let mut open = ALL_NEEDS
-        .iter()
-        .filter(|(_, need)| keys.holds(*need))
-        .fold(0u64, |open, (i, _)| open | 1 << i);
-    let all = super::all();
-    std::iter::from_fn(move || {
-        let i = open.trailing_zeros() as usize;
-        open &= open.wrapping_sub(1);
-        all.get(i).copied()
-    })
-}
-
 /// The first of `dialects` that claims `node`, with why, asking only those the gate lets
 /// through: the same answer as asking each in turn.
 pub fn first_claim(
@@ -372,8 +346,7 @@ pub fn first_claim(
 
 #[cfg(test)]
 mod tests {
-    use super::{Keys, NAMES, bit, index, may_claim, may_claim_of_all};
-    use crate::dialect::all;
+    use super::{Keys, NAMES, index};
     use crate::json::parse;
 
     #[test]
@@ -384,33 +357,6 @@ mod tests {
         }
         assert_eq!(index(b"types"), None);
         assert_eq!(index(b""), None);
-    }
-
-    #[test]
-    fn the_dialects_let_through_are_those_may_claim_lets_through() {
-        let keys = NAMES.len();
-        // Every single key, every pair, and a few dense sets.
-        let mut sets: Vec<Keys> = (0..keys).map(bit).collect();
-        for a in 0..keys {
-            for b in a + 1..keys {
-                sets.push(bit(a).and(bit(b)));
-            }
-        }
-        sets.extend([
-            Keys::NONE,
-            Keys(u64::MAX),
-            Keys(0x5555_5555_5555),
-            Keys(0xAAAA_AAAA_AAAA),
-        ]);
-        for keys in sets {
-            let want: Vec<&str> = all()
-                .iter()
-                .filter(|d| may_claim(**d, keys))
-                .map(|d| d.name())
-                .collect();
-            let got: Vec<&str> = may_claim_of_all(keys).map(|d| d.name()).collect();
-            assert_eq!(got, want, "{:?}", keys.names());
-        }
     }
 
     #[test]

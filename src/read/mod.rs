@@ -546,10 +546,13 @@ fn foreign_with(
     let keys = *keys.get_or_insert_with(|| Keys::of(tree, node));
     let tools =
         |m: Option<Message>| m.is_some_and(|m| !m.calls.is_empty() || !m.results.is_empty());
-    let (other, why) = gate::may_claim_of_all(keys).find_map(|d| {
-        let why = d.claims(tree, node)?;
-        tools(d.read(tree, node, cx)).then_some((d, why))
-    })?;
+    let (other, why) = dialect::all()
+        .iter()
+        .filter(|d| gate::may_claim(**d, keys))
+        .find_map(|d| {
+            let why = d.claims(tree, node)?;
+            tools(d.read(tree, node, cx)).then_some((*d, why))
+        })?;
     if tools(dialect.read(tree, node, cx)) {
         return None;
     }
