@@ -91,8 +91,13 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
     if tree.kind(node) != Kind::Object {
         return false;
     }
-    // Most messages have a `role`, often as the first member: then nothing else is needed.
-    if tree.get(node, "role").is_some() {
+    // Most messages start with their `role`: then nothing else is needed.
+    if tree
+        .children(node)
+        .next()
+        .and_then(|first| tree.key_raw(first))
+        .is_some_and(|(key, _)| key == b"role")
+    {
         return true;
     }
     let [

@@ -374,7 +374,10 @@ fn detect(
     for (i, &n) in nodes.iter().enumerate() {
         let keys = Keys::of(tree, n);
         if let Some((d, why)) = gate::first_claim(dialect::all(), tree, n, keys) {
-            return (d, format!("message {i} is {why}"));
+            return (
+                d,
+                [&crate::model::indexed("message ", i), " is ", why].concat(),
+            );
         }
     }
     (dialect::fallback(), FALLBACK_WHY.into())
@@ -408,7 +411,7 @@ fn read_found_with(
     let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
     let pointer = |i: usize| match f.array {
         Some(_) => crate::model::indexed(&list, i),
-        None => format!("{}{}", cx.pointer, f.messages[i].1),
+        None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
     };
     let (dialect, why) = detect(tree, &nodes, options);
     let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
@@ -454,8 +457,9 @@ fn read_found_with(
     Conversation {
         index,
         dialect: shown,
-        detection: format!("{}; {why}", f.how),
-        pointer: format!("{}{}", cx.pointer, f.pointer),
+        // Joined, not formatted: this runs for every conversation.
+        detection: [f.how.as_str(), "; ", &why].concat(),
+        pointer: [cx.pointer.as_str(), &f.pointer].concat(),
         container: match f.array {
             Some(a) => Container::Array {
                 span: cx.span(tree, a),
