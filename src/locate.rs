@@ -91,6 +91,15 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
     if tree.kind(node) != Kind::Object {
         return false;
     }
+    // Most messages start with their `role`: then nothing else is needed.
+    if tree
+        .children(node)
+        .next()
+        .and_then(|first| tree.key_raw(first))
+        .is_some_and(|(key, _)| key == b"role")
+    {
+        return true;
+    }
     let [
         role,
         parts,
@@ -151,9 +160,47 @@ fn is_message_list(tree: &Tree<'_>, node: NodeId) -> bool {
         && (tree.is_empty(node) || tree.children(node).any(|c| looks_like_message(tree, c)))
 }
 
-/// The message list held by an object through its known keys and wrappers.
-fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Option<Found> {
-    if tree.kind(node) != Kind::Object || depth > 3 {
+/// The message list held by an object through its known keys and wrappers, found under
+/// `pointer`.
+fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str) -> Option<Found> {
+    let path = envelope_path(tree, node, 0)?;
+    let keys = &path.keys[..path.len];
+    let mut at = pointer.to_owned();
+    for key in keys {
+        at.push('/');
+        at.push_str(key);
+    }
+    let (list_key, wrappers) = keys.split_last()?;
+    let mut how = format!("the `{list_key}` list");
+    for key in wrappers.iter().rev() {
+        how.push_str(" inside `");
+        how.push_str(key);
+        how.push('`');
+    }
+    Some(Found {
+        pointer: at,
+        array: Some(path.list),
+        messages: Vec::new(),
+        how,
+    })
+}
+
+/// The way from an object to the message list it holds: the keys of its wrappers, then the
+/// list's key.
+struct EnvelopePath {
+    /// The key taken at each depth (the first `len`).
+    keys: [&'static str; MAX_DEPTH + 2],
+    len: usize,
+    list: NodeId,
+}
+
+/// How many wrappers deep a message list is looked for.
+const MAX_DEPTH: usize = 3;
+
+/// The [`EnvelopePath`] from `node`, `depth` wrappers deep, to its message list (nothing is
+/// written for the wrappers tried in vain).
+fn envelope_path(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<EnvelopePath> {
+    if tree.kind(node) != Kind::Object || depth > MAX_DEPTH {
         return None;
     }
     // Both kinds of key in one pass over the members: lists first, then wrappers.
@@ -163,20 +210,21 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
         if let Some(list) = *list
             && is_message_list(tree, list)
         {
-            return Some(Found {
-                pointer: format!("{pointer}/{key}"),
-                array: Some(list),
-                messages: Vec::new(),
-                how: format!("the `{key}` list"),
-            });
+            let mut path = EnvelopePath {
+                keys: [""; MAX_DEPTH + 2],
+                len: depth + 1,
+                list,
+            };
+            path.keys[depth] = key;
+            return Some(path);
         }
     }
     for (key, inner) in keys.1.iter().zip(nodes.1) {
         if let Some(inner) = *inner
-            && let Some(mut found) = envelope(tree, inner, &format!("{pointer}/{key}"), depth + 1)
+            && let Some(mut path) = envelope_path(tree, inner, depth + 1)
         {
-            found.how = format!("{} inside `{key}`", found.how);
-            return Some(found);
+            path.keys[depth] = key;
+            return Some(path);
         }
     }
     None
@@ -186,7 +234,7 @@ fn envelope(tree: &Tree<'_>, node: NodeId, pointer: &str, depth: usize) -> Optio
 pub fn is_conversation(tree: &Tree<'_>, node: NodeId) -> bool {
     match tree.kind(node) {
         Kind::Array => true,
-        Kind::Object => !looks_like_message(tree, node) && envelope(tree, node, "", 0).is_some(),
+        Kind::Object => !looks_like_message(tree, node) && envelope_path(tree, node, 0).is_some(),
         _ => false,
     }
 }
@@ -207,7 +255,7 @@ pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
                 .children(root)
                 .enumerate()
                 .filter_map(|(i, rec)| {
-                    envelope(tree, rec, &format!("/{i}"), 0).map(|mut f| {
+                    envelope(tree, rec, &format!("/{i}")).map(|mut f| {
                         f.how = format!("{} of record {i}", f.how);
                         f
                     })
@@ -215,7 +263,7 @@ pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
                 .collect();
             records
         }
-        Kind::Object => match envelope(tree, root, "", 0) {
+        Kind::Object => match envelope(tree, root, "") {
             Some(f) => vec![f],
             // A SWE-agent retry run saved before it chose an attempt: `{"attempts": [{"history":
             // […]}, …]}` (once chosen, the top-level `history` is a copy of the best one).
@@ -227,7 +275,7 @@ pub fn auto(tree: &Tree<'_>, root: NodeId) -> Vec<Found> {
                 tree.children(attempts)
                     .enumerate()
                     .filter_map(|(i, rec)| {
-                        envelope(tree, rec, &format!("/attempts/{i}"), 0).map(|mut f| {
+                        envelope(tree, rec, &format!("/attempts/{i}")).map(|mut f| {
                             f.how = format!("{} of attempt {i}", f.how);
                             f
                         })

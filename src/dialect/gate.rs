@@ -18,7 +18,7 @@ use super::Dialect;
 pub struct Keys(u64);
 
 /// The names [`Keys`] knows, in bit order.
-const NAMES: [&str; 41] = [
+const NAMES: [&str; 44] = [
     "type",
     "timestamp",
     "payload",
@@ -58,6 +58,9 @@ const NAMES: [&str; 41] = [
     "function_call",
     "tool_calls",
     "tool_call_id",
+    "item",
+    "tool_call_metadata",
+    "part_kind",
     // Value shapes, set by `Keys::of` beside the name's own bit.
     "content: [...]",
     "role: \"function\"",
@@ -149,14 +152,25 @@ impl Keys {
     pub const TOOL_CALLS: Keys = bit(37);
     /// `tool_call_id`
     pub const TOOL_CALL_ID: Keys = bit(38);
+    /// `item`
+    pub const ITEM: Keys = bit(39);
+    /// `tool_call_metadata`
+    pub const TOOL_CALL_METADATA: Keys = bit(40);
+    /// `part_kind`
+    pub const PART_KIND: Keys = bit(41);
     /// Some member `content` is an array.
-    pub const CONTENT_ARRAY: Keys = bit(39);
+    pub const CONTENT_ARRAY: Keys = bit(42);
     /// Some member `role` is a string that may read `"function"` (it does, or has escapes).
-    pub const ROLE_FUNCTION: Keys = bit(40);
+    pub const ROLE_FUNCTION: Keys = bit(43);
 
     /// Both sets.
     pub const fn and(self, other: Keys) -> Keys {
         Keys(self.0 | other.0)
+    }
+
+    /// Does this set hold any key of `some`?
+    pub const fn any(self, some: Keys) -> bool {
+        self.0 & some.0 != 0
     }
 
     /// Does this set hold every key of `need`?
@@ -228,6 +242,7 @@ fn index(name: &[u8]) -> Option<usize> {
             _ => return None,
         },
         4 => match name {
+            b"item" => 39,
             b"type" => 0,
             b"kind" => 10,
             b"$set" => 18,
@@ -265,6 +280,7 @@ fn index(name: &[u8]) -> Option<usize> {
             b"sessionId" => 16,
             b"$rewindTo" => 19,
             b"toolCalls" => 27,
+            b"part_kind" => 41,
             _ => return None,
         },
         10 => match name {
@@ -290,6 +306,10 @@ fn index(name: &[u8]) -> Option<usize> {
         },
         17 => match name {
             b"encrypted_content" => 29,
+            _ => return None,
+        },
+        18 => match name {
+            b"tool_call_metadata" => 40,
             _ => return None,
         },
         19 => match name {

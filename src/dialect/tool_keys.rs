@@ -14,6 +14,7 @@
 use crate::json::{Kind, NodeId, Tree};
 
 use super::Dialect;
+use super::gate::Keys;
 use crate::locate::members_named;
 
 /// A sign of tool calls or results.
@@ -245,6 +246,43 @@ fn empty(tree: &Tree<'_>, v: NodeId) -> bool {
 /// The tool key `node` carries that `dialect` does not read, if any.
 pub fn unread(tree: &Tree<'_>, node: NodeId, dialect: &dyn Dialect) -> Option<&'static ToolKey> {
     find(tree, node).filter(|k| !dialect.reads(k.name))
+}
+
+/// The message keys without one of which [`find`] finds nothing: the message's own signs (a
+/// `role` only when it may read `function`), its envelopes, and its part lists (`content`
+/// only as an array).
+const FIND_NEEDS: Keys = Keys::TOOL_CALL_IDS
+    .and(Keys::TOOL_CALL_METADATA)
+    .and(Keys::FUNCTION_CALL)
+    .and(Keys::ROLE_FUNCTION)
+    .and(Keys::PART_KIND)
+    .and(Keys::TYPE)
+    .and(Keys::EVENT)
+    .and(Keys::MESSAGE)
+    .and(Keys::DATA)
+    .and(Keys::KWARGS)
+    .and(Keys::PAYLOAD)
+    .and(Keys::ITEM)
+    .and(Keys::PARTS)
+    .and(Keys::CONTENT_ARRAY);
+
+/// May [`find`] find a tool key in a message with `keys` (its [`Keys::of`])? `false` means it
+/// certainly finds none, so the search over its members and parts can be skipped.
+pub fn may_find(keys: Keys) -> bool {
+    keys.any(FIND_NEEDS)
+}
+
+/// [`unread`], given the message's keys: skipped when they rule every tool key out.
+pub fn unread_with(
+    tree: &Tree<'_>,
+    node: NodeId,
+    dialect: &dyn Dialect,
+    keys: Keys,
+) -> Option<&'static ToolKey> {
+    if !may_find(keys) {
+        return None;
+    }
+    unread(tree, node, dialect)
 }
 
 /// Does the value `node` hold anything message- or tool-shaped, at any depth? (A directory

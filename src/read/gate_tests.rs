@@ -1,13 +1,15 @@
 //! The gate of `dialect::gate` never shuts on a dialect that claims: over every object of every fixture and
 //! corpus file, and over generated messages mixing the keys and values found there (fixed
 //! seeds), each dialect's claims is asked whatever its gate says, and the gated answers
-//! (`first_claim`, the foreign-message check) are compared with the ungated ones.
+//! (`first_claim`, the foreign-message and unread-key checks) are compared with the ungated
+//! ones, and the keys that rule out every tool key (`tool_keys::may_find`) are checked too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::foreign_message;
+use super::message_checks;
 use crate::dialect::gate::{Keys, first_claim, may_claim};
+use crate::dialect::tool_keys;
 use crate::dialect::{Cursor, Dialect, ReadCx, all};
 use crate::json::{Kind, NodeId, Tree, parse};
 use crate::model::{Foreign, Message};
@@ -98,6 +100,12 @@ struct Tally {
 fn check(tree: &Tree<'_>, node: NodeId, what: &str, foreign: bool, tally: &mut Tally) {
     let keys = Keys::of(tree, node);
     tally.objects += 1;
+    assert!(
+        tool_keys::find(tree, node).is_none() || tool_keys::may_find(keys),
+        "{what}: a tool key in {} but the keys {:?} rule them out",
+        tree.raw_str(node),
+        keys.names()
+    );
     for d in all() {
         let claim = d.claims(tree, node);
         if claim.is_some() {
@@ -124,9 +132,14 @@ fn check(tree: &Tree<'_>, node: NodeId, what: &str, foreign: bool, tally: &mut T
     for d in all() {
         let want = foreign_ungated(tree, node, *d, &cx);
         tally.foreign += usize::from(want.is_some());
+        let unread = match want {
+            Some(_) => None,
+            None => tool_keys::unread(tree, node, *d).map(|k| k.key),
+        };
+        let (foreign, gated_unread) = message_checks(tree, node, *d, &cx);
         assert_eq!(
-            foreign_message(tree, node, *d, &cx),
-            want,
+            (foreign, gated_unread.map(|u| u.key)),
+            (want, unread),
             "{what} read as {}: {}",
             d.name(),
             tree.raw_str(node)

@@ -10,10 +10,7 @@ use crate::json::{ErrorKind, Kind, NodeBuf, Tree, parse_into};
 use crate::locate;
 use crate::model::{Container, Conversation, Foreign, Message, Unread};
 
-use super::{
-    Builder, Problem, ReadDoc, ReadOptions, foreign_message, read_found, unread_message,
-    with_unread,
-};
+use super::{Builder, Problem, ReadDoc, ReadOptions, message_checks, read_found, with_unread};
 
 /// Receives what the lines of one file hold.
 pub trait LineSink {
@@ -265,10 +262,10 @@ impl<'o> LinesReader<'o> {
     ) {
         let root = tree.root();
         let thread = d.thread(tree, root, &mut self.memory);
-        if let Some(f) = foreign_message(tree, root, d, cx) {
-            sink.foreign(d, thread.clone(), f);
-        } else if let Some(u) = unread_message(tree, root, d, cx) {
-            sink.unread(d, thread.clone(), u);
+        match message_checks(tree, root, d, cx) {
+            (Some(f), _) => sink.foreign(d, thread.clone(), f),
+            (None, Some(u)) => sink.unread(d, thread.clone(), u),
+            (None, None) => {}
         }
         if d.record_log() {
             self.record_line(d, tree, cx, thread);
@@ -570,11 +567,7 @@ impl Prepared<'_> {
         let root = tree.root();
         let cursor = Cursor::default();
         let cx = ReadCx::new(self.start, self.number, &cursor);
-        let foreign = foreign_message(tree, root, d, &cx);
-        let unread = match foreign {
-            Some(_) => None,
-            None => unread_message(tree, root, d, &cx),
-        };
+        let (foreign, unread) = message_checks(tree, root, d, &cx);
         *ahead = Some(Box::new(Ahead {
             dialect: d,
             foreign,

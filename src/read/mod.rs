@@ -374,7 +374,10 @@ fn detect(
     for (i, &n) in nodes.iter().enumerate() {
         let keys = Keys::of(tree, n);
         if let Some((d, why)) = gate::first_claim(dialect::all(), tree, n, keys) {
-            return (d, format!("message {i} is {why}"));
+            return (
+                d,
+                [&crate::model::indexed("message ", i), " is ", why].concat(),
+            );
         }
     }
     (dialect::fallback(), FALLBACK_WHY.into())
@@ -408,7 +411,7 @@ fn read_found_with(
     let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
     let pointer = |i: usize| match f.array {
         Some(_) => crate::model::indexed(&list, i),
-        None => format!("{}{}", cx.pointer, f.messages[i].1),
+        None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
     };
     let (dialect, why) = detect(tree, &nodes, options);
     let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
@@ -425,11 +428,9 @@ fn read_found_with(
             line: cx.line,
             cursor: cx.cursor,
         };
-        if let Some(f) = foreign_message(tree, n, dialect, &mcx) {
-            foreign.push(f);
-        } else if let Some(u) = unread_message(tree, n, dialect, &mcx) {
-            unread.push(u);
-        }
+        let (f, u) = message_checks(tree, n, dialect, &mcx);
+        foreign.extend(f);
+        unread.extend(u);
         if let Some(m) = dialect.read(tree, n, &mcx) {
             match walk.as_deref_mut() {
                 Some(w) => w.message(i, m),
@@ -456,8 +457,9 @@ fn read_found_with(
     Conversation {
         index,
         dialect: shown,
-        detection: format!("{}; {why}", f.how),
-        pointer: format!("{}{}", cx.pointer, f.pointer),
+        // Joined, not formatted: this runs for every conversation.
+        detection: [f.how.as_str(), "; ", &why].concat(),
+        pointer: [cx.pointer.as_str(), &f.pointer].concat(),
         container: match f.array {
             Some(a) => Container::Array {
                 span: cx.span(tree, a),
@@ -470,19 +472,39 @@ fn read_found_with(
     }
 }
 
-/// `Some` when `node` carries a tool key (`dialect::tool_keys`) that `dialect` does not read.
-pub(crate) fn unread_message(
+/// The finding of a message carrying the tool key `key`, which its dialect does not read.
+fn unread_at(
+    tree: &Tree<'_>,
+    node: NodeId,
+    cx: &ReadCx<'_>,
+    key: &'static dialect::tool_keys::ToolKey,
+) -> crate::model::Unread {
+    crate::model::Unread {
+        pos: cx.pos(tree, node, ""),
+        key: key.key,
+        what: key.what,
+    }
+}
+
+/// What the message `node` read as `dialect` is besides its message: written in another
+/// dialect (`foreign_with`), else carrying a tool key `dialect` does not read
+/// (`dialect::tool_keys::unread`). The same answers, with one pass over its member names for both.
+pub(crate) fn message_checks(
     tree: &Tree<'_>,
     node: NodeId,
     dialect: &dyn Dialect,
     cx: &ReadCx<'_>,
-) -> Option<crate::model::Unread> {
-    let key = dialect::tool_keys::unread(tree, node, dialect)?;
-    Some(crate::model::Unread {
-        pos: cx.pos(tree, node, ""),
-        key: key.key,
-        what: key.what,
-    })
+) -> (Option<crate::model::Foreign>, Option<crate::model::Unread>) {
+    let mut keys = None;
+    if let Some(f) = foreign_with(tree, node, dialect, cx, &mut keys) {
+        return (Some(f), None);
+    }
+    // Keys not gathered (the dialect claimed before any were needed) rule nothing out.
+    let key = match keys {
+        Some(keys) => dialect::tool_keys::unread_with(tree, node, dialect, keys),
+        None => dialect::tool_keys::unread(tree, node, dialect),
+    };
+    (None, key.map(|k| unread_at(tree, node, cx, k)))
 }
 
 /// The detection note `why`, told that some messages carry tool keys the dialect does not read.
@@ -508,19 +530,24 @@ pub fn with_unread(why: String, unread: &[crate::model::Unread], dialect: &dyn D
 
 /// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
 /// reads none (mixed content: they would go unchecked, and a repair would guess).
-pub(crate) fn foreign_message(
+/// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
+/// reads none (mixed content: they would go unchecked, and a repair would guess), keeping in `keys` the message's [`Keys`] when it gathered them.
+fn foreign_with(
     tree: &Tree<'_>,
     node: NodeId,
     dialect: &dyn Dialect,
     cx: &ReadCx<'_>,
+    keys: &mut Option<Keys>,
 ) -> Option<crate::model::Foreign> {
     // Only the dialects whose claim keys the message has can claim it (see `dialect::gate`);
     // the keys are not gathered for a dialect that states none (its claims is asked anyway).
-    let keys = (!gate::may_claim(dialect, Keys::NONE)).then(|| Keys::of(tree, node));
+    if !gate::may_claim(dialect, Keys::NONE) {
+        *keys = Some(Keys::of(tree, node));
+    }
     if keys.is_none_or(|k| gate::may_claim(dialect, k)) && dialect.claims(tree, node).is_some() {
         return None;
     }
-    let keys = keys.unwrap_or_else(|| Keys::of(tree, node));
+    let keys = *keys.get_or_insert_with(|| Keys::of(tree, node));
     let tools =
         |m: Option<Message>| m.is_some_and(|m| !m.calls.is_empty() || !m.results.is_empty());
     let (other, why) = dialect::all()
