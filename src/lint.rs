@@ -157,10 +157,14 @@ pub(crate) fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) 
 }
 
 fn count_call(stats: &mut BTreeMap<String, ToolStats>, call: &Call) {
-    stats
-        .entry(tool_key(call.name.as_deref()))
-        .or_default()
-        .calls += 1;
+    // Looked up by the name first: a tool already counted costs no allocation.
+    let name = call.name.as_deref().filter(|n| !n.is_empty());
+    match stats.get_mut(name.unwrap_or(NO_NAME)) {
+        Some(counted) => counted.calls += 1,
+        None => {
+            stats.entry(tool_key(name)).or_default().calls += 1;
+        }
+    }
 }
 
 /// Count `defect` under its tool's name when it is a dangling call.
@@ -173,9 +177,12 @@ pub(crate) fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, defect: &D
     }
 }
 
+/// The key of the calls of a tool without a name.
+const NO_NAME: &str = "(no name)";
+
 fn tool_key(name: Option<&str>) -> String {
     name.filter(|n| !n.is_empty())
-        .unwrap_or("(no name)")
+        .unwrap_or(NO_NAME)
         .to_string()
 }
 

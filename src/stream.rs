@@ -5,6 +5,8 @@ mod blocks;
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -81,7 +83,7 @@ pub(crate) struct ThreadScan {
 /// supported here (the caller reads the file whole for them).
 ///
 /// Called on a thread of a rayon pool of more than one thread, a stream of more than one block
-/// (512 KiB) has its lines parsed and read on the pool's threads, a block at a time, while the
+/// (256 KiB) has its lines parsed and read on the pool's threads, a block at a time, while the
 /// lines before are walked; the report is the same as line by line.
 ///
 /// A stream whose first line is not a JSON value on its own may be one pretty-printed document
@@ -233,7 +235,7 @@ fn stream_lines<R: BufRead>(
 
 /// The bytes of a big file read at once: its lines are parsed and read on every thread of the
 /// current rayon pool while the lines before them are walked.
-const BLOCK_BYTES: usize = 512 << 10;
+const BLOCK_BYTES: usize = 256 << 10;
 
 /// Read the lines of `reader` in blocks: each block's lines are prepared in parallel and taken in
 /// order (the dialect choice, threads, record logs), while the walks take the block before and
@@ -318,8 +320,18 @@ fn each_line(
     }
 }
 
-/// Prepare the lines of `block` in parallel (a block read before the dialect is chosen is read
-/// as the dialect its first claimed line names), then take them in order, into `taken` (empty).
+/// The most lines prepared (and their links read) together, then taken together: a block is
+/// prepared a chunk at a time, on every thread, and taken in chunks as soon as they are ready.
+const CHUNK_LINES: usize = 64;
+
+/// The lines of a chunk, prepared, and the links they hold.
+type Part<'t> = (Vec<Prepared<'t>>, ChainReader);
+
+/// Prepare the lines of `block` on every thread (a block read before the dialect is chosen is
+/// read as the dialect its first claimed line names), and take them in order, into `taken`
+/// (empty). Once the dialect is known, the chunks are taken as soon as they are ready, so that
+/// taking overlaps preparing: the taking thread prepares a chunk itself while the one it waits
+/// for is not ready.
 fn take_block(
     block: &blocks::Block,
     options: &ReadOptions,
@@ -330,30 +342,95 @@ fn take_block(
 ) -> Taken {
     let known = lines.known();
     let mut bufs = spare.lend(block);
-    let (mut prepared, chains): (Vec<Prepared<'_>>, Vec<ChainReader>) = bufs
-        .par_iter_mut()
-        .enumerate()
-        .map(|(i, buf)| {
-            let line = block.line(i);
-            let mut links = ChainReader::default();
-            let prepared = prepare(options, known, &line, buf);
-            prepared.link(&mut links);
-            (prepared, links)
-        })
-        .unzip();
-    if known.dialect.is_none()
-        && let Some(d) = prepared.iter().find_map(Prepared::claim)
-    {
-        prepared.par_iter_mut().for_each(|p| p.read_as(d));
-    }
+    // Chunks small enough that each thread has several of them (a block of long lines holds
+    // few).
+    let chunk_lines = (bufs.len() / (rayon::current_num_threads() * 8)).clamp(1, CHUNK_LINES);
     spare.clear();
-    for ((line, links), i) in prepared.into_iter().zip(chains).zip(0..) {
-        if let Some(buf) = lines.take(line, &mut taken) {
-            spare.keep(block.line(i).text.len(), buf);
+    // Prepare the lines `first..` whose node buffers are `bufs`.
+    let prepare_part = |first: usize, bufs: &mut [NodeBuf]| -> Part<'_> {
+        let mut links = ChainReader::default();
+        let prepared = bufs
+            .iter_mut()
+            .enumerate()
+            .map(|(k, buf)| {
+                let prepared = prepare(options, known, &block.line(first + k), buf);
+                prepared.link(&mut links);
+                prepared
+            })
+            .collect();
+        (prepared, links)
+    };
+    let mut line = 0;
+    let mut take_part = |(prepared, links): Part<'_>, taken: &mut Taken| {
+        for p in prepared {
+            if let Some(buf) = lines.take(p, taken) {
+                spare.keep(block.line(line).text.len(), buf);
+            }
+            line += 1;
         }
         chain.append(links);
+    };
+    if known.dialect.is_none() {
+        let mut parts: Vec<Part<'_>> = bufs
+            .par_chunks_mut(chunk_lines)
+            .enumerate()
+            .map(|(c, bufs)| prepare_part(c * chunk_lines, bufs))
+            .collect();
+        if let Some(d) = parts.iter().flat_map(|p| &p.0).find_map(Prepared::claim) {
+            parts
+                .par_iter_mut()
+                .for_each(|p| p.0.iter_mut().for_each(|p| p.read_as(d)));
+        }
+        for part in parts {
+            take_part(part, &mut taken);
+        }
+        return taken;
     }
+    let chunks: Vec<Chunk<'_, '_>> = bufs
+        .chunks_mut(chunk_lines)
+        .map(|bufs| Chunk {
+            bufs: Mutex::new(bufs),
+            part: Mutex::new(None),
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    // Prepare the next chunk no thread has claimed; false when none is left.
+    let prepare_next = || {
+        let c = next.fetch_add(1, Ordering::Relaxed);
+        let Some(chunk) = chunks.get(c) else {
+            return false;
+        };
+        let mut bufs = chunk.bufs.lock().unwrap_or_else(|e| e.into_inner());
+        let part = prepare_part(c * chunk_lines, &mut bufs);
+        *chunk.part.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
+        true
+    };
+    rayon::scope(|scope| {
+        for _ in 1..rayon::current_num_threads() {
+            scope.spawn(|_| while prepare_next() {});
+        }
+        for chunk in &chunks {
+            let part = loop {
+                if let Some(part) = chunk.part.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    break part;
+                }
+                // The chunk is being prepared on another thread: prepare a later one meanwhile,
+                // or let that thread finish.
+                if !prepare_next() {
+                    std::thread::yield_now();
+                }
+            };
+            take_part(part, &mut taken);
+        }
+    });
     taken
+}
+
+/// A chunk of a block's lines: the node buffers to parse them into, and once prepared, what
+/// they gave.
+struct Chunk<'t, 'b> {
+    bufs: Mutex<&'b mut [NodeBuf]>,
+    part: Mutex<Option<Part<'t>>>,
 }
 
 /// The node buffers of the last block's lines, by the size class of the line each held, so
