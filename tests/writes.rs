@@ -2,7 +2,7 @@
 //! for what the binary cannot be made to do on cue (a file changing under it).
 
 use std::fs;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -368,5 +368,58 @@ fn a_change_that_keeps_length_and_modification_time_is_still_seen() {
     let err = staged_over(&stamp).unwrap_err();
     assert!(matches!(err, Error::Changed(_)), "{err}");
     assert_eq!(fs::read_to_string(&p).unwrap(), DANGLING);
+    no_leftovers(dir.path());
+}
+
+/// Run `toolmend repair IN -o FIFO` in `dir` while another thread reads the named pipe; what the
+/// pipe gave, and the command's output.
+fn repair_into_a_pipe(dir: &Path, input: &str) -> (Vec<u8>, Output) {
+    let fifo = dir.join("out.pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read(fifo).unwrap())
+    };
+    let o = run(dir, &["repair", input, "-o", "out.pipe"]);
+    // Checked before waiting for the reader, which a replaced pipe would leave waiting.
+    assert!(
+        fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(),
+        "the named pipe was replaced by a file: {}",
+        stderr(&o)
+    );
+    let got = reader.join().unwrap();
+    fs::remove_file(&fifo).unwrap();
+    (got, o)
+}
+
+#[test]
+fn output_into_a_device_or_a_pipe_writes_into_it_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.jsonl"), DANGLING).unwrap();
+    let doc = format!(
+        "{{\"messages\":[{}]}}",
+        DANGLING.trim_end().replace('\n', ",")
+    );
+    fs::write(dir.path().join("in.json"), &doc).unwrap();
+    // A JSON Lines file is repaired as a stream; a document whole: both paths write into the
+    // pipe what they print on standard output, and leave it a pipe.
+    for input in ["in.jsonl", "in.json"] {
+        let printed = run(dir.path(), &["repair", input]);
+        assert_eq!(printed.status.code(), Some(0), "{}", stderr(&printed));
+        let (got, o) = repair_into_a_pipe(dir.path(), input);
+        assert_eq!(o.status.code(), Some(0), "{input}: {}", stderr(&o));
+        assert_eq!(got, printed.stdout, "{input}");
+    }
+    // `-o /dev/null` succeeds and leaves it the device it was (renaming a temporary file over
+    // it replaced it with a regular file when run as root, and failed for anyone else).
+    let o = run(dir.path(), &["repair", "in.jsonl", "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     no_leftovers(dir.path());
 }

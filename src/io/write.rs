@@ -1,7 +1,9 @@
 //! Safe writes: a temporary file in the target's directory, fsync, then an atomic rename over
 //! the target. An existing target keeps its permissions (and, where allowed, its owner); a new
 //! file gets the usual `0666` less the umask. A failed write never leaves a partial file
-//! behind: the temporary file is removed and the target is untouched.
+//! behind: the temporary file is removed and the target is untouched. A target that is neither
+//! a regular file nor a directory (`/dev/null`, a named pipe, a terminal) is written into, never
+//! renamed over: that would put a regular file in its place.
 
 use std::fs;
 use std::io::Write;
@@ -14,6 +16,9 @@ use super::Error;
 /// Write `bytes` to `target` atomically. A symlink is followed and its target replaced.
 pub fn atomic_write(target: &Path, bytes: &[u8]) -> Result<(), Error> {
     let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    if is_special(&real) {
+        return write_into(&real, &mut &bytes[..]);
+    }
     let meta = fs::metadata(&real).ok().filter(fs::Metadata::is_file);
     let tmp = stage(&real, bytes, meta.as_ref())?;
     commit(tmp, &real)
@@ -58,6 +63,24 @@ pub fn in_place(
         commit(copy, &backup_path)?;
     }
     commit(tmp, &real)
+}
+
+/// Whether `path` is something other than a regular file or a directory: a device, a named
+/// pipe, a socket. Output for it is written into it.
+fn is_special(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Write all of `from` into the existing special file `target`, opened for writing as it is.
+fn write_into(target: &Path, from: &mut dyn std::io::Read) -> Result<(), Error> {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .map_err(|e| Error::io(target, "cannot open for writing", e))?;
+    std::io::copy(from, &mut file)
+        .and_then(|_| file.flush())
+        .map_err(|e| Error::io(target, "cannot write", e))?;
+    Ok(())
 }
 
 /// The directory a file is in (`.` for a bare name).
@@ -141,19 +164,32 @@ impl Stamp {
 }
 
 /// A new version of a file, written as a stream into a temporary file next to it, then put in
-/// its place atomically (for content too large to hold in memory).
+/// its place atomically (for content too large to hold in memory). For a target that is not a
+/// regular file (`/dev/null`, a named pipe), the temporary file is in the system's temporary
+/// directory and its content is copied into the target once complete.
 #[derive(Debug)]
 pub struct Staged {
     tmp: NamedTempFile,
     target: PathBuf,
+    special: bool,
 }
 
 impl Staged {
     /// Start a new version of `target` (a symlink is followed: its target is replaced).
     pub fn next_to(target: &Path) -> Result<Staged, Error> {
         let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
-        let tmp = stage(&real, &[], None)?;
-        Ok(Staged { tmp, target: real })
+        let special = is_special(&real);
+        let tmp = if special {
+            NamedTempFile::new()
+                .map_err(|e| Error::io(&real, "cannot create a temporary file for its output", e))?
+        } else {
+            stage(&real, &[], None)?
+        };
+        Ok(Staged {
+            tmp,
+            target: real,
+            special,
+        })
     }
 
     /// Where the new content is written.
@@ -163,6 +199,13 @@ impl Staged {
 
     /// Put the new content in place of the target (created when missing).
     pub fn commit(self) -> Result<(), Error> {
+        if self.special {
+            let mut written = self
+                .tmp
+                .reopen()
+                .map_err(|e| Error::io(&self.target, "cannot read back its output", e))?;
+            return write_into(&self.target, &mut written);
+        }
         let meta = fs::metadata(&self.target)
             .ok()
             .filter(fs::Metadata::is_file);
@@ -182,6 +225,12 @@ impl Staged {
         backup: Option<&str>,
     ) -> Result<(), Error> {
         let meta = fs::metadata(&self.target).map_err(|e| Error::io(path, "cannot read", e))?;
+        if !meta.is_file() {
+            return Err(Error::skipped(
+                path,
+                "not a regular file; cannot rewrite it in place",
+            ));
+        }
         let writable = fs::OpenOptions::new()
             .write(true)
             .open(&self.target)
