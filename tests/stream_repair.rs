@@ -181,6 +181,37 @@ fn chat_log(size: usize) -> Vec<u8> {
     out
 }
 
+/// A file big enough for its second reading to be read ahead on a thread of its own (with
+/// more than one thread) is repaired to the same bytes, to a file and to standard output, and a
+/// clean one is copied unchanged.
+#[test]
+fn a_big_file_read_ahead_repairs_the_same() {
+    use common::bin::run;
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = chat_log(5 << 20);
+    let whole = toolmend::repair(
+        "big.jsonl",
+        &bytes,
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    std::fs::write(dir.path().join("big.jsonl"), &bytes).unwrap();
+    for threads in ["1", "2"] {
+        let o = run(dir.path(), &["repair", "-j", threads, "big.jsonl"]);
+        assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
+        assert!(o.stdout == whole.output);
+        let o = run(
+            dir.path(),
+            &["repair", "-j", threads, "big.jsonl", "-o", "out.jsonl"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
+        assert!(std::fs::read(dir.path().join("out.jsonl")).unwrap() == whole.output);
+        let o = run(dir.path(), &["repair", "-j", threads, "out.jsonl"]);
+        assert_eq!(o.status.code(), Some(0), "{}", common::bin::text(&o));
+        assert!(o.stdout == whole.output);
+    }
+}
+
 #[test]
 fn the_command_streams_files_and_standard_input_and_in_place_with_a_backup() {
     use common::bin::{BIN, run};

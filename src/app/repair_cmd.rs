@@ -76,17 +76,24 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
         }
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut said = Said::new();
     // OpenCode sessions (several files each) first, one by one; then the documents.
     let (sessions, inputs): (Vec<_>, Vec<_>) =
         inputs.into_iter().partition(|i| i.session.is_some());
     for input in &sessions {
         let session = input.session.as_ref().expect("partitioned on it");
         let setup = &configured.of(input).settings;
-        let Some((counts, repaired, changed)) =
-            repair_session(session, &a, &setup.lint, &setup.repair, &mut errors)
-        else {
+        let Some((counts, repaired, changed)) = repair_session(
+            &mut said,
+            session,
+            &a,
+            &setup.lint,
+            &setup.repair,
+            &mut errors,
+        ) else {
             continue;
         };
+        said.flush();
         tally.add(counts, &repaired);
         changed_any |= !changed.is_empty();
         if to_stdout || a.output.is_some() {
@@ -161,7 +168,7 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
             if let Some(why) = note
                 && !a.quiet
             {
-                super::say(format_args!(
+                said.line(format_args!(
                     "{}: {why}",
                     toolmend::escape_control(&input.name)
                 ));
@@ -169,12 +176,19 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
             changed_any |= repaired.changed;
             if !a.quiet && !json {
                 report(
+                    &mut said,
                     &input.name,
                     counts,
                     refused.as_deref(),
                     &repaired,
                     inputs.len() == 1,
                 );
+            }
+            // What is said of a file comes before what is printed of it, as line by line.
+            if to_stdout || a.diff {
+                said.flush();
+            } else {
+                said.file_done();
             }
             if json {
                 let written = a.in_place || a.output.is_some();
@@ -239,6 +253,7 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
     }
     out.flush()?;
     drop(out);
+    said.flush();
     if !a.quiet && !json && tally.files > 1 {
         let verb = if a.in_place {
             "repaired"
@@ -330,6 +345,58 @@ fn repair_database(
         }),
     };
     super::db::repair(path, &input.name, lint_opts, options, &write, a.quiet)
+}
+
+/// What `repair` says of each file on standard error, written a file at a time to a terminal
+/// and in batches elsewhere: a line written as it is formatted cost a system call per piece
+/// (6,768 for 1,352 lines over a directory of 13,500 files). Written out when dropped.
+struct Said {
+    text: String,
+    each_file: bool,
+}
+
+/// Lines gathered for standard error are written once they are this long.
+const SAID_BYTES: usize = 16 << 10;
+
+impl Said {
+    fn new() -> Said {
+        use std::io::IsTerminal;
+        Said {
+            text: String::new(),
+            each_file: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// One line (a newline is added).
+    fn line(&mut self, line: std::fmt::Arguments<'_>) {
+        use std::fmt::Write as _;
+        let _ = writeln!(self.text, "{line}");
+    }
+
+    /// The lines of one file are complete: written now to a terminal, elsewhere once enough
+    /// have gathered.
+    fn file_done(&mut self) {
+        if self.each_file || self.text.len() >= SAID_BYTES {
+            self.flush();
+        }
+    }
+
+    /// Write what has gathered, in one write. Like [`super::say`], a closed standard error
+    /// drops it.
+    fn flush(&mut self) {
+        if !self.text.is_empty() {
+            super::work::suspended(|| {
+                let _ = std::io::stderr().write_all(self.text.as_bytes());
+            });
+            self.text.clear();
+        }
+    }
+}
+
+impl Drop for Said {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }
 
 /// The note on a JSON Lines file read whole, not streamed, because of `why`.
@@ -538,6 +605,7 @@ impl Tally {
 /// What was done to one document (a clean one is only mentioned when it is the only input), and
 /// why it was not repaired when toolmend `refused` to.
 fn report(
+    said: &mut Said,
     name: &str,
     Counts { total, fixed }: Counts,
     refused: Option<&str>,
@@ -546,34 +614,34 @@ fn report(
 ) {
     let name = toolmend::render::escape_control(name);
     if let Some(why) = refused {
-        super::say(format_args!(
+        said.line(format_args!(
             "{name}: not repaired (left byte for byte as it is): {}",
             toolmend::render::escape_control(why)
         ));
     }
     if total == 0 {
         if alone {
-            super::say(format_args!("{name}: clean; left untouched"));
+            said.line(format_args!("{name}: clean; left untouched"));
         }
         return;
     }
     if let Some((line, bytes)) = repaired.torn_tail {
-        super::say(format_args!(
+        said.line(format_args!(
             "{name}: dropped the torn final line {line} ({bytes} bytes; --truncated drop)"
         ));
     }
     if repaired.placeholders > 0 {
-        super::say(format_args!(
+        said.line(format_args!(
             "{name}: Injecting {} placeholder tool result(s) for dangling tool calls",
             repaired.placeholders
         ));
     }
     let other = fixed - repaired.placeholders.min(fixed);
     if other > 0 {
-        super::say(format_args!("{name}: fixed {other} other finding(s)"));
+        said.line(format_args!("{name}: fixed {other} other finding(s)"));
     }
     if total > fixed {
-        super::say(format_args!(
+        said.line(format_args!(
             "{name}: {} finding(s) left as they are (no fix, or an unsafe fix not asked for; see `toolmend lint`)",
             total.saturating_sub(fixed)
         ));
@@ -616,6 +684,7 @@ type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
 /// the files it changes with their original and repaired bytes (`None` when it could not be
 /// read or split back; the error is added to `errors`).
 fn repair_session(
+    said: &mut Said,
     session: &toolmend::io::opencode::Session,
     a: &RepairArgs,
     lint_opts: &toolmend::Options,
@@ -640,7 +709,7 @@ fn repair_session(
     let counts = counts(findings.len(), &repaired);
     let refused = refusal(findings);
     if !a.quiet {
-        report(&name, counts, refused.as_deref(), &repaired, true);
+        report(said, &name, counts, refused.as_deref(), &repaired, true);
     }
     let changed = assembled
         .split(&repaired.output)

@@ -2,8 +2,9 @@
 //! file (next to the target for `--in-place` and `-o`), never into memory.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
 use anyhow::{Context, Result};
 
@@ -85,7 +86,7 @@ pub fn repair(
         Some(path) => Some(Stamp::of(path)?),
         None => None,
     };
-    let counted = std::sync::atomic::AtomicBool::new(false);
+    let opened = std::sync::atomic::AtomicUsize::new(0);
     let open = || -> std::io::Result<Box<dyn BufRead + '_>> {
         let file = match (&spooled, &input.path) {
             (Some(tmp), _) => {
@@ -96,14 +97,15 @@ pub fn repair(
             (None, Some(path)) => File::open(path)?,
             (None, None) => unreachable!("standard input is spooled"),
         };
-        // The progress meter counts the first reading only.
-        if counted.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
-        } else {
-            Ok(Box::new(BufReader::with_capacity(
+        // The progress meter counts the first reading only: the second opening (the first
+        // reads the head of the file for its dialect).
+        match opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+            1 => Ok(Box::new(BufReader::with_capacity(
                 1 << 16,
                 meter.reader(file),
-            )))
+            ))),
+            0 => Ok(Box::new(BufReader::with_capacity(1 << 16, file))),
+            _ => Ok(ReadAhead::of(file)),
         }
     };
     let name = &input.name;
@@ -294,4 +296,134 @@ pub fn whole_into(
         repaired.with_context(|| cannot_write(target, input))?,
         written,
     ))
+}
+
+/// The second reading of a big file, read ahead on a thread of its own when the repair may use
+/// more than one: the copying out of the kernel overlaps the second reading's work (finding
+/// lines, parsing those the fixes need, writing the output).
+struct ReadAhead {
+    /// Blocks read, in order; an error ends them.
+    blocks: Option<Receiver<Block>>,
+    /// Blocks given back to be read into again.
+    spare: Sender<Vec<u8>>,
+    /// The block being handed out, its length and how much of it was consumed.
+    block: Vec<u8>,
+    len: usize,
+    at: usize,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+/// A block read ahead and how much of it holds the file, or why the reading stopped.
+type Block = std::io::Result<(Vec<u8>, usize)>;
+
+/// The size of a block read ahead.
+const AHEAD_BYTES: usize = 256 << 10;
+/// Files smaller than this are read in place: a thread would cost more than it saves.
+const AHEAD_ABOVE: u64 = 4 << 20;
+/// Blocks read ahead at most.
+const AHEAD_BLOCKS: usize = 4;
+
+impl ReadAhead {
+    /// A reader of `file` from where it is: read ahead on a thread when the file is big and
+    /// the repair runs on a pool of more than one thread, else buffered in place.
+    fn of(file: File) -> Box<dyn BufRead> {
+        let big = file.metadata().is_ok_and(|m| m.len() >= AHEAD_ABOVE);
+        let threads = rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1;
+        if !(big && threads) {
+            return Box::new(BufReader::with_capacity(1 << 16, file));
+        }
+        // The thread reads a duplicate (which shares the offset); without a thread, the file
+        // is read in place.
+        let Ok(ahead) = file.try_clone() else {
+            return Box::new(BufReader::with_capacity(1 << 16, file));
+        };
+        let (full, blocks) = std::sync::mpsc::sync_channel(AHEAD_BLOCKS);
+        let (spare, spares) = std::sync::mpsc::channel();
+        let reader = std::thread::Builder::new()
+            .name("read-ahead".into())
+            .spawn(move || read_ahead(ahead, &full, &spares));
+        match reader {
+            Ok(reader) => Box::new(ReadAhead {
+                blocks: Some(blocks),
+                spare,
+                block: Vec::new(),
+                len: 0,
+                at: 0,
+                reader: Some(reader),
+            }),
+            Err(_) => Box::new(BufReader::with_capacity(1 << 16, file)),
+        }
+    }
+}
+
+/// Read `file` to its end in blocks (reusing those given back), until the reader is dropped.
+fn read_ahead(mut file: File, full: &SyncSender<Block>, spares: &Receiver<Vec<u8>>) {
+    loop {
+        let mut block = spares.try_recv().unwrap_or_else(|_| vec![0; AHEAD_BYTES]);
+        let mut len = 0;
+        while len < block.len() {
+            match file.read(&mut block[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = full.send(Err(e));
+                    return;
+                }
+            }
+        }
+        if full.send(Ok((block, len))).is_err() || len == 0 {
+            return;
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let chunk = self.fill_buf()?;
+            let n = chunk.len().min(buf.len());
+            buf[..n].copy_from_slice(&chunk[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ReadAhead {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at == self.len
+            && let Some(blocks) = &self.blocks
+        {
+            // The thread gone without a word: it panicked; the repair reads the file whole.
+            let next = blocks
+                .recv()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the read-ahead thread stopped")));
+            let used = std::mem::take(&mut self.block);
+            if !used.is_empty() {
+                let _ = self.spare.send(used);
+            }
+            let (block, len) = next?;
+            if len == 0 {
+                self.blocks = None;
+            }
+            (self.block, self.len, self.at) = (block, len, 0);
+        }
+        Ok(&self.block[self.at..self.len])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.len);
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        // Without its receiver the thread stops at its next block.
+        self.blocks = None;
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
 }

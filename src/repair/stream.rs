@@ -288,23 +288,34 @@ fn claude(d: &'static dyn Dialect) -> bool {
 }
 
 /// The dialect the first lines of `input` (its first MiB at most) are read as, if one claims
-/// them.
+/// them. The dialect of a file is the one the first message line claims, so the reading stops
+/// there.
 fn first_dialect(
     input: &mut dyn BufRead,
     lint: &LintOptions,
 ) -> io::Result<Option<&'static dyn Dialect>> {
-    let mut head = Vec::new();
-    io::Read::read_to_end(&mut io::Read::take(input, 1 << 20), &mut head)?;
+    let mut head = io::Read::take(input, 1 << 20);
     let mut lines = LinesReader::new(&lint.read);
     let mut sink = Arrivals::default();
+    let mut line = Vec::new();
     let mut start = 0;
-    for (number, line) in head.split_inclusive(|&b| b == b'\n').enumerate() {
+    let mut number = 0;
+    loop {
+        line.clear();
+        let n = head.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
         // Only whole lines: a cut one would read as invalid.
         if let Some(text) = line.strip_suffix(b"\n") {
             let text = text.strip_suffix(b"\r").unwrap_or(text);
-            lines.line(number + 1, start, text, None, false, &mut sink);
+            lines.line(number, start, text, None, false, &mut sink);
         }
-        start += line.len();
+        start += n;
+        if lint.read.dialect.is_none() && lines.known().dialect.is_some() {
+            break;
+        }
     }
     Ok(lines.finish(&mut sink).map(|(d, _)| d))
 }
