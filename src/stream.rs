@@ -2,6 +2,7 @@
 //! dropped, so memory follows the longest line and the open call ids, not the file.
 
 mod blocks;
+mod line_conv;
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
@@ -15,15 +16,16 @@ use crate::dialect::{Brief, ChainReader, ClaudeCode, Dialect, Held, TreeFix};
 use crate::finding::Finding;
 use crate::json::NodeBuf;
 use crate::lint::{
-    ConvInfo, LintOptions, ToolStats, count_calls, count_dangling, describe, dialect_of,
-    foreign_finding, no_conversation, sent, tree_finding, unread_finding,
+    ConvInfo, LintOptions, ToolStats, count_calls, count_dangling, describe, foreign_finding,
+    no_conversation, sent, tree_finding, unread_finding,
 };
 use crate::model::{Conversation, Foreign, Message, Unread};
 use crate::read::{
     LineSink, LinesReader, Prepared, Problem, ReadOptions, each_line_from, prepare, resumable,
 };
 use crate::rules::Rule;
-use crate::target::{self, Provider};
+use crate::target;
+use line_conv::{LineCx, Walked};
 
 /// What linting a stream found.
 #[derive(Debug, Default)]
@@ -204,14 +206,16 @@ fn stream_lines<R: BufRead>(
     let mut lines = LinesReader::new(&options.read);
     let mut chain = ChainReader::default();
     let mut sink = Streamer {
-        path,
-        target: options.target,
+        cx: LineCx {
+            path,
+            target: options.target,
+            count_only: options.count_only,
+            keep_detections: !options.skip_detections,
+        },
         threads: Vec::new(),
         line_findings: Vec::new(),
         line_conversations: Vec::new(),
         line_count: 0,
-        keep_detections: !options.skip_detections,
-        count_only: options.count_only,
         foreign_threads: Vec::new(),
         report: StreamReport::default(),
     };
@@ -258,6 +262,7 @@ fn in_blocks<R: Read>(
         return Ok(());
     }
     let mut spare = Spare::default();
+    let cx = sink.cx;
     // What the block before gave, to walk; and an emptied list to take the next block into
     // (the two lists take turns, so their room is not grown again for every block).
     let (mut taken, mut emptied) = (Taken::default(), Taken::default());
@@ -270,7 +275,9 @@ fn in_blocks<R: Read>(
         // lines taken before and prepares and takes this block's.
         let read = rayon::in_place_scope(|scope| {
             scope.spawn(move |_| *spent = walked.replay(walker));
-            scope.spawn(move |_| *next = take_block(now, options, taker, linker, spare, into));
+            scope.spawn(move |_| {
+                *next = take_block(now, options, &cx, taker, linker, spare, into);
+            });
             blocks.next_block()
         });
         blocks.recycle(block);
@@ -324,8 +331,9 @@ fn each_line(
 /// prepared a chunk at a time, on every thread, and taken in chunks as soon as they are ready.
 const CHUNK_LINES: usize = 64;
 
-/// The lines of a chunk, prepared, and the links they hold.
-type Part<'t> = (Vec<Prepared<'t>>, ChainReader);
+/// The lines of a chunk, prepared, the links they hold, and the walks of the conversations
+/// each line holds.
+type Part<'t> = (Vec<Prepared<'t>>, ChainReader, Vec<Vec<Walked>>);
 
 /// Prepare the lines of `block` on every thread (a block read before the dialect is chosen is
 /// read as the dialect its first claimed line names), and take them in order, into `taken`
@@ -335,6 +343,7 @@ type Part<'t> = (Vec<Prepared<'t>>, ChainReader);
 fn take_block(
     block: &blocks::Block,
     options: &ReadOptions,
+    cx: &LineCx<'_>,
     lines: &mut LinesReader<'_>,
     chain: &mut ChainReader,
     spare: &mut Spare,
@@ -349,22 +358,34 @@ fn take_block(
     // Prepare the lines `first..` whose node buffers are `bufs`.
     let prepare_part = |first: usize, bufs: &mut [NodeBuf]| -> Part<'_> {
         let mut links = ChainReader::default();
+        let mut walked = Vec::with_capacity(bufs.len());
         let prepared = bufs
             .iter_mut()
             .enumerate()
             .map(|(k, buf)| {
-                let prepared = prepare(options, known, &block.line(first + k), buf);
+                let mut prepared = prepare(options, known, &block.line(first + k), buf);
                 prepared.link(&mut links);
+                let convs = prepared.take_conversations();
+                walked.push(
+                    convs
+                        .iter()
+                        .map(|conv| Walked::of(cx, conv, BTreeMap::new()))
+                        .collect(),
+                );
                 prepared
             })
             .collect();
-        (prepared, links)
+        (prepared, links, walked)
     };
     let mut line = 0;
-    let mut take_part = |(prepared, links): Part<'_>, taken: &mut Taken| {
-        for p in prepared {
+    let mut take_part = |(prepared, links, walked): Part<'_>, taken: &mut Taken| {
+        for (p, walked) in prepared.into_iter().zip(walked) {
+            let first = lines.conversations_taken();
             if let Some(buf) = lines.take(p, taken) {
                 spare.keep(block.line(line).text.len(), buf);
+            }
+            for (k, w) in walked.into_iter().enumerate() {
+                taken.0.push(Event::Walked(first + k, w));
             }
             line += 1;
         }
@@ -482,18 +503,21 @@ enum Event {
     Foreign(&'static dyn Dialect, Option<String>, Foreign),
     Unread(&'static dyn Dialect, Option<String>, Unread),
     Conversation(Conversation),
+    /// A conversation held by one line, walked when it was read, and its number.
+    Walked(usize, Walked),
     Problem(Problem),
 }
 
 impl Taken {
     /// Hand the events to `sink`, in order; gives back the emptied list.
-    fn replay(mut self, sink: &mut dyn LineSink) -> Taken {
+    fn replay(mut self, sink: &mut Streamer<'_>) -> Taken {
         for event in self.0.drain(..) {
             match event {
                 Event::Message(d, t, m) => sink.message(d, t, m),
                 Event::Foreign(d, t, f) => sink.foreign(d, t, f),
                 Event::Unread(d, t, u) => sink.unread(d, t, u),
                 Event::Conversation(c) => sink.conversation(c),
+                Event::Walked(index, w) => sink.walked(index, w),
                 Event::Problem(p) => sink.problem(p),
             }
         }
@@ -557,18 +581,13 @@ impl ThreadWalk {
 }
 
 struct Streamer<'p> {
-    path: &'p str,
-    target: Option<Provider>,
+    cx: LineCx<'p>,
     threads: Vec<ThreadWalk>,
     /// Findings of one-conversation-per-line lines, with their conversation numbered from 0.
     line_findings: Vec<Finding>,
     line_conversations: Vec<String>,
     /// Conversations held one per line.
     line_count: usize,
-    /// Keep the detection text of each conversation held by one line.
-    keep_detections: bool,
-    /// Count the pairing findings instead of describing them ([`LintOptions::count_only`]).
-    count_only: bool,
     /// Threads holding messages of another dialect: reported, not offered fixes.
     foreign_threads: Vec<Option<String>>,
     report: StreamReport,
@@ -609,7 +628,7 @@ impl LineSink for Streamer<'_> {
         };
         self.report
             .findings
-            .push(foreign_finding(self.path, index, &f, d.name()));
+            .push(foreign_finding(self.cx.path, index, &f, d.name()));
         if !self.foreign_threads.contains(&thread) {
             self.foreign_threads.push(thread);
         }
@@ -620,61 +639,14 @@ impl LineSink for Streamer<'_> {
     }
 
     fn conversation(&mut self, conv: Conversation) {
-        let d = dialect_of(&conv);
-        let judge = target::judge(d, self.target);
-        let walk = WalkOptions {
-            tail: false,
-            unique_ids: judge.unique_ids,
-        };
-        let (defects, n) = analysis::walk(&conv.messages, judge.window, walk);
-        let mut defects = sent(d, defects);
-        if !conv.unread.is_empty() {
-            defects.clear();
-        }
-        self.report.calls_checked += n;
-        for m in &conv.messages {
-            count_calls(&mut self.report.stats, m);
-        }
-        let info = ConvInfo::of(&conv);
-        for f in &conv.foreign {
-            self.line_findings
-                .push(foreign_finding(self.path, conv.index, f, conv.dialect));
-        }
-        self.line_findings.extend(unread_finding(
-            self.path,
-            conv.index,
-            &conv.unread,
-            conv.dialect,
-        ));
-        let count_only = counts_only(self.count_only, d);
-        for defect in &defects {
-            count_dangling(&mut self.report.stats, defect);
-            if count_only {
-                self.report.counted += 1;
-            } else {
-                self.line_findings
-                    .push(describe(self.path, &info, d, &judge, defect));
-            }
-        }
-        if !defects.is_empty() || !d.streams() {
-            self.report
-                .line_fixes
-                .push((conversation_offset(&conv), conv.index));
-        }
-        self.line_count += 1;
-        if self.keep_detections {
-            self.line_conversations.push(format!(
-                "`{}`: {} ({} messages) — {}",
-                conv.pointer,
-                conv.dialect,
-                conv.messages.len(),
-                conv.detection
-            ));
-        }
+        // Counted into the report's own statistics, given back by `walked`.
+        let stats = std::mem::take(&mut self.report.stats);
+        let walked = Walked::of(&self.cx, &conv, stats);
+        self.walked(conv.index, walked);
     }
 
     fn problem(&mut self, p: Problem) {
-        let mut f = Finding::new(Rule::InvalidJson, self.path, p.message);
+        let mut f = Finding::new(Rule::InvalidJson, self.cx.path, p.message);
         f.line = p.line;
         f.column = p.column;
         self.report.findings.push(f);
@@ -682,6 +654,31 @@ impl LineSink for Streamer<'_> {
 }
 
 impl Streamer<'_> {
+    /// Take the walk of the conversation numbered `index` among those held by one line.
+    fn walked(&mut self, index: usize, walked: Walked) {
+        let walked = walked.numbered(index);
+        if self.report.stats.is_empty() {
+            self.report.stats = walked.stats;
+        } else {
+            for (name, counts) in walked.stats {
+                let into = match self.report.stats.get_mut(&name) {
+                    Some(into) => into,
+                    None => self.report.stats.entry(name).or_default(),
+                };
+                into.calls += counts.calls;
+                into.dangling += counts.dangling;
+            }
+        }
+        self.report.calls_checked += walked.calls_checked;
+        self.report.counted += walked.counted;
+        self.line_findings.extend(walked.findings);
+        if let Some(offset) = walked.fix {
+            self.report.line_fixes.push((offset, index));
+        }
+        self.line_count += 1;
+        self.line_conversations.extend(walked.detection);
+    }
+
     /// The walk of `thread`, started with the rules for `d` when it is new.
     fn thread(&mut self, d: &'static dyn Dialect, thread: Option<String>) -> &mut ThreadWalk {
         let at = self.thread_at(d, thread);
@@ -694,7 +691,7 @@ impl Streamer<'_> {
         match self.threads.iter().position(|t| t.key == thread) {
             Some(i) => i,
             None => {
-                let judge = target::judge(d, self.target);
+                let judge = target::judge(d, self.cx.target);
                 let walk = WalkOptions {
                     tail: false,
                     unique_ids: judge.unique_ids,
@@ -726,7 +723,7 @@ impl Streamer<'_> {
         let mut report = self.report;
         if let Some((d, why)) = chosen {
             report.dialect = Some(d);
-            let judge = target::judge(d, self.target);
+            let judge = target::judge(d, self.cx.target);
             let count = threads.len().max(1);
             report.first_result = chain.first_result();
             let chain = resumable(d, chain);
@@ -746,7 +743,7 @@ impl Streamer<'_> {
                             chain
                                 .findings
                                 .iter()
-                                .map(|f| tree_finding(self.path, index, f)),
+                                .map(|f| tree_finding(self.cx.path, index, f)),
                         );
                     }
                     // Only the resumed history counts, as when the file is read whole.
@@ -771,7 +768,7 @@ impl Streamer<'_> {
                 };
                 report
                     .findings
-                    .extend(unread_finding(self.path, index, &t.unread, shown));
+                    .extend(unread_finding(self.cx.path, index, &t.unread, shown));
                 if !t.unread.is_empty() {
                     report.threads.push(ThreadScan {
                         defects: Vec::new(),
@@ -784,7 +781,7 @@ impl Streamer<'_> {
                     continue;
                 }
                 let defects = sent(d, t.walker.finish());
-                let count_only = counts_only(self.count_only, d);
+                let count_only = counts_only(self.cx.count_only, d);
                 for defect in &defects {
                     count_dangling(&mut report.stats, defect);
                     if count_only {
@@ -792,7 +789,7 @@ impl Streamer<'_> {
                     } else {
                         report
                             .findings
-                            .push(describe(self.path, &info, d, &judge, defect));
+                            .push(describe(self.cx.path, &info, d, &judge, defect));
                     }
                 }
                 report.threads.push(ThreadScan {
@@ -813,7 +810,9 @@ impl Streamer<'_> {
         report.detections.extend(self.line_conversations);
         report.findings.extend(self.line_findings);
         if report.conversations == 0 && report.findings.is_empty() && !blank {
-            report.findings.push(no_conversation(self.path, log_like));
+            report
+                .findings
+                .push(no_conversation(self.cx.path, log_like));
             report.skippable = !log_like;
         }
         report.findings.sort_by_key(|f| (f.line, f.column, f.rule));

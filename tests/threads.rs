@@ -222,6 +222,45 @@ fn conversation_lines(count: usize) -> String {
         .collect()
 }
 
+/// Lines holding conversations of several dialects: two conversations on one line, a result
+/// answering no call, a message of another dialect (reported, not walked), a line that is not
+/// JSON, and dangling calls.
+fn mixed_conversation_lines(count: usize) -> String {
+    let call = |id: String| {
+        format!(
+            "{{\"role\":\"assistant\",\"tool_calls\":[{{\"id\":\"{id}\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}"
+        )
+    };
+    let user = format!("{{\"role\":\"user\",\"content\":\"{FILLER}\"}}");
+    let tool_use = |id: String| {
+        format!(
+            "{{\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"toolu_{id}\",\"name\":\"g\",\"input\":{{}}}}]}}"
+        )
+    };
+    (0..count)
+        .map(|i| match i % 5 {
+            0 => format!(
+                "[{{\"messages\":[{user},{}]}},{{\"messages\":[{user}]}}]\n",
+                call(format!("a{i}"))
+            ),
+            1 => format!("{{\"messages\":[{},{user}]}}\n", tool_use(format!("{i}"))),
+            2 => format!(
+                "{{\"messages\":[{user},{},{{\"role\":\"tool\",\"tool_call_id\":\"z{i}\",\"content\":\"r\"}}]}}\n",
+                call(format!("b{i}"))
+            ),
+            3 => format!(
+                "{{\"messages\":[{user},{},{{\"role\":\"assistant\",\"function_call\":{{\"name\":\"h\",\"arguments\":\"{{}}\"}}}}]}}\n",
+                tool_use(format!("{i}"))
+            ),
+            _ if i % 15 == 4 => "{\"messages\":[\n".into(),
+            _ => format!(
+                "{{\"messages\":[{user},{},{{\"role\":\"tool\",\"tool_call_id\":\"c{i}\",\"content\":\"r\"}}]}}\n",
+                call(format!("c{i}"))
+            ),
+        })
+        .collect()
+}
+
 /// A Gemini CLI recording: records replaced by later lines with their id, and rewinds.
 fn gemini_lines(turns: usize) -> String {
     let mut s = String::from(
@@ -297,6 +336,50 @@ fn big_files_read_in_parallel_blocks_lint_the_same_on_every_thread_count() {
                     "{name} {args:?} -j {threads}: standard error differs"
                 );
             }
+        }
+    }
+}
+
+/// Conversations held by one line are walked on the threads that read them: the findings,
+/// their numbering, the statistics and detections, a provider's rules, and a repair are those
+/// of `-j 1`, which walks them in order.
+#[test]
+fn conversations_walked_as_they_are_read_lint_and_repair_the_same_on_every_thread_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = mixed_conversation_lines(6_000);
+    assert!(text.len() > 1 << 20, "only {} bytes", text.len());
+    std::fs::write(dir.path().join("mixed.jsonl"), text).expect("write");
+    let runs: [&[&str]; 5] = [
+        &["lint"],
+        &["lint", "--format", "json", "--explain-detection"],
+        &["lint", "--statistics"],
+        &["lint", "--target", "openai"],
+        &["repair", "--diff"],
+    ];
+    for args in runs {
+        let run = |threads: &str| {
+            bin::run(
+                dir.path(),
+                &[args, &["-j", threads, "mixed.jsonl"]].concat(),
+            )
+        };
+        let one = run("1");
+        assert!(!one.stdout.is_empty(), "{args:?}: nothing printed");
+        for threads in ["2", "4", "0"] {
+            let many = run(threads);
+            assert_eq!(
+                one.status.code(),
+                many.status.code(),
+                "{args:?} -j {threads}"
+            );
+            assert!(
+                one.stdout == many.stdout,
+                "{args:?} -j {threads}: standard output differs"
+            );
+            assert!(
+                one.stderr == many.stderr,
+                "{args:?} -j {threads}: standard error differs"
+            );
         }
     }
 }

@@ -153,6 +153,11 @@ impl<'o> LinesReader<'o> {
         }
     }
 
+    /// The conversations held by one line taken so far: the number the next one gets.
+    pub fn conversations_taken(&self) -> usize {
+        self.line_conversations
+    }
+
     /// Take the next line in file order, read as far as [`prepare`] could: everything that
     /// depends on the lines before it (the dialect choice, threads, record logs) happens here.
     /// Gives back the line's node buffer for reuse.
@@ -184,10 +189,11 @@ impl<'o> LinesReader<'o> {
         self.log_like |= log_like;
         match shape {
             Shape::Scalar(problem) => sink.problem(problem),
-            Shape::Conversations(problem, convs) => {
+            Shape::Conversations(problem, convs, taken_out) => {
                 if let Some(problem) = problem {
                     sink.problem(problem);
                 }
+                self.line_conversations += taken_out;
                 for mut conv in convs {
                     conv.index = self.line_conversations;
                     self.line_conversations += 1;
@@ -405,8 +411,9 @@ enum What<'t> {
 enum Shape {
     /// A JSON scalar.
     Scalar(Problem),
-    /// A line holding whole conversations (numbered when taken).
-    Conversations(Option<Problem>, Vec<Conversation>),
+    /// A line holding whole conversations (numbered when taken), and how many were taken out
+    /// before ([`Prepared::take_conversations`]).
+    Conversations(Option<Problem>, Vec<Conversation>, usize),
     /// A message line: the dialect claiming it (looked for only while none is chosen), and
     /// the line read as some dialect when one was known or guessed.
     Message {
@@ -508,7 +515,7 @@ pub fn prepare<'t>(
                 conv
             })
             .collect();
-        Shape::Conversations(problem, convs)
+        Shape::Conversations(problem, convs, 0)
     } else {
         let claim = match known.dialect {
             Some(_) => None,
@@ -536,6 +543,22 @@ impl Prepared<'_> {
     pub fn link(&self, chain: &mut dialect::ChainReader) {
         if let What::Value { tree, .. } = &self.what {
             chain.parsed(self.number, self.start, self.text, tree);
+        }
+    }
+
+    /// Take out the conversations this line holds, to be handled apart from
+    /// [`LinesReader::take`] (which still counts them: the first of them is numbered
+    /// [`LinesReader::conversations_taken`] before the line is taken).
+    pub fn take_conversations(&mut self) -> Vec<Conversation> {
+        match &mut self.what {
+            What::Value {
+                shape: Shape::Conversations(_, convs, taken_out),
+                ..
+            } => {
+                *taken_out += convs.len();
+                std::mem::take(convs)
+            }
+            _ => Vec::new(),
         }
     }
 

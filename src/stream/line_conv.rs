@@ -1,0 +1,117 @@
+//! A conversation held by one line, walked on its own: it depends on no other line, so a big
+//! file's conversations are walked (and dropped) on the threads that read them, and only what
+//! each walk found is taken in order.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::{self, WalkOptions};
+use crate::finding::Finding;
+use crate::lint::{
+    ConvInfo, ToolStats, count_calls, count_dangling, describe, dialect_of, foreign_finding, sent,
+    unread_finding,
+};
+use crate::model::Conversation;
+use crate::target::{self, Provider};
+
+/// What a conversation's walk needs of the lint.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineCx<'p> {
+    /// The file's name, as findings show it.
+    pub path: &'p str,
+    /// The provider whose rules apply (`None`: each dialect's own).
+    pub target: Option<Provider>,
+    /// Count the pairing findings instead of describing them.
+    pub count_only: bool,
+    /// Keep the detection text of each conversation.
+    pub keep_detections: bool,
+}
+
+/// What the walk of one conversation held by one line found.
+#[derive(Debug)]
+pub(super) struct Walked {
+    /// Its findings, in walk order.
+    pub findings: Vec<Finding>,
+    /// Pairing findings counted, not described.
+    pub counted: usize,
+    /// Tool calls checked.
+    pub calls_checked: usize,
+    /// Calls and dangling calls per tool name.
+    pub stats: BTreeMap<String, ToolStats>,
+    /// A streaming repair must read the conversation again: where it is in the file.
+    pub fix: Option<Option<usize>>,
+    /// How it was detected, when kept.
+    pub detection: Option<String>,
+}
+
+impl Walked {
+    /// Walk `conv`, counting its calls into `stats` (which the result holds).
+    pub fn of(
+        cx: &LineCx<'_>,
+        conv: &Conversation,
+        mut stats: BTreeMap<String, ToolStats>,
+    ) -> Self {
+        let d = dialect_of(conv);
+        let judge = target::judge(d, cx.target);
+        let walk = WalkOptions {
+            tail: false,
+            unique_ids: judge.unique_ids,
+        };
+        let (defects, calls_checked) = analysis::walk(&conv.messages, judge.window, walk);
+        let mut defects = sent(d, defects);
+        if !conv.unread.is_empty() {
+            defects.clear();
+        }
+        for m in &conv.messages {
+            count_calls(&mut stats, m);
+        }
+        let info = ConvInfo::of(conv);
+        let mut findings: Vec<Finding> = conv
+            .foreign
+            .iter()
+            .map(|f| foreign_finding(cx.path, conv.index, f, conv.dialect))
+            .collect();
+        findings.extend(unread_finding(
+            cx.path,
+            conv.index,
+            &conv.unread,
+            conv.dialect,
+        ));
+        let count_only = super::counts_only(cx.count_only, d);
+        let mut counted = 0;
+        for defect in &defects {
+            count_dangling(&mut stats, defect);
+            if count_only {
+                counted += 1;
+            } else {
+                findings.push(describe(cx.path, &info, d, &judge, defect));
+            }
+        }
+        let fix = (!defects.is_empty() || !d.streams()).then(|| super::conversation_offset(conv));
+        let detection = cx.keep_detections.then(|| {
+            format!(
+                "`{}`: {} ({} messages) — {}",
+                conv.pointer,
+                conv.dialect,
+                conv.messages.len(),
+                conv.detection
+            )
+        });
+        Walked {
+            findings,
+            counted,
+            calls_checked,
+            stats,
+            fix,
+            detection,
+        }
+    }
+
+    /// The walk of a conversation numbered `index` among the line conversations (its findings
+    /// are renumbered when it was walked before it was numbered).
+    pub fn numbered(mut self, index: usize) -> Self {
+        for f in &mut self.findings {
+            f.conversation = f.conversation.map(|_| index);
+        }
+        self
+    }
+}
