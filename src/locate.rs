@@ -49,29 +49,38 @@ pub fn members_named<const N: usize>(
     node: NodeId,
     keys: &[&str; N],
 ) -> [Option<NodeId>; N] {
+    // The lengths of the keys (one bit each, the last for 63 bytes and more): most members
+    // are ruled out by their length alone.
+    let bit = |len: usize| 1u64 << len.min(63);
+    let lengths = keys.iter().fold(0, |m, k| m | bit(k.len()));
+    members_by(tree, node, |key| {
+        if lengths & bit(key.len()) == 0 {
+            return None;
+        }
+        keys.iter()
+            .position(|k| k.len() == key.len() && crate::json::same(k.as_bytes(), key))
+    })
+}
+
+/// The first member of the object `node` that `slot` numbers, for each number below `N`, found
+/// in one pass over its members (all `None` when `node` is not an object). `slot` sees each key
+/// as written, or decoded when it has escapes (as [`Tree::get`] compares it).
+#[inline(always)]
+pub fn members_by<const N: usize>(
+    tree: &Tree<'_>,
+    node: NodeId,
+    slot: impl Fn(&[u8]) -> Option<usize>,
+) -> [Option<NodeId>; N] {
     let mut out = [None; N];
     if tree.kind(node) != Kind::Object {
         return out;
     }
     let mut left = N;
-    // The lengths of the keys (one bit each, the last for 63 bytes and more): most members
-    // are ruled out by their length alone.
-    let bit = |len: usize| 1u64 << len.min(63);
-    let lengths = keys.iter().fold(0, |m, k| m | bit(k.len()));
     for member in tree.children(node) {
-        let Some((raw, escaped)) = tree.key_raw(member) else {
-            continue;
-        };
-        if !escaped && lengths & bit(raw.len()) == 0 {
-            continue;
-        }
-        // A key with escapes is compared decoded, as `Tree::get` does.
-        let hit = if escaped {
-            let key = tree.key(member).unwrap_or_default();
-            keys.iter().position(|k| *k == key)
-        } else {
-            keys.iter()
-                .position(|k| k.len() == raw.len() && crate::json::same(k.as_bytes(), raw))
+        let hit = match tree.key_raw(member) {
+            None => continue,
+            Some((_, true)) => slot(tree.key(member).unwrap_or_default().as_bytes()),
+            Some((raw, false)) => slot(raw),
         };
         if let Some(i) = hit
             && out[i].is_none()
@@ -367,6 +376,23 @@ pub fn at(tree: &Tree<'_>, root: NodeId, pattern: &str) -> Result<Vec<Found>, St
 mod tests {
     use super::*;
     use crate::json::parse;
+
+    #[test]
+    fn members_are_found_as_tree_get_finds_them() {
+        let src = br#"{"a":1,"b\u0061":2,"a":3,"c":"x","bb":4}"#;
+        let tree = parse(src).unwrap();
+        let slot = |k: &[u8]| match k {
+            b"a" => Some(0),
+            b"ba" => Some(1),
+            b"c" => Some(2),
+            b"d" => Some(3),
+            _ => None,
+        };
+        let found = members_by::<4>(&tree, tree.root(), slot);
+        let want = ["a", "ba", "c", "d"].map(|k| tree.get(tree.root(), k));
+        assert_eq!(found, want);
+        assert!(found[1].is_some());
+    }
 
     #[test]
     fn agrees_with_get() {

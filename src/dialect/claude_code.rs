@@ -85,7 +85,7 @@ impl Dialect for ClaudeCode {
         if tree.kind(node) != Kind::Object {
             return None;
         }
-        let [uuid, parent, session, ty] = fields::members(tree, node, |key| match key {
+        let [uuid, parent, session, ty] = crate::locate::members_by(tree, node, |key| match key {
             b"uuid" => Some(0),
             b"parentUuid" => Some(1),
             b"sessionId" => Some(2),
@@ -106,7 +106,7 @@ impl Dialect for ClaudeCode {
         if tree.kind(node) != Kind::Object {
             return None;
         }
-        let [ty, message] = fields::members(tree, node, |key| match key {
+        let [ty, message] = crate::locate::members_by(tree, node, |key| match key {
             b"type" => Some(0),
             b"message" => Some(1),
             _ => None,
@@ -120,7 +120,7 @@ impl Dialect for ClaudeCode {
             return None;
         };
         let message = message.filter(|&m| tree.kind(m) == Kind::Object)?;
-        let [group, content] = fields::members(tree, message, |key| match key {
+        let [group, content] = crate::locate::members_by(tree, message, |key| match key {
             b"id" => Some(0),
             b"content" => Some(1),
             _ => None,
@@ -137,7 +137,7 @@ impl Dialect for ClaudeCode {
         let blocks = tree.len(content);
         let mut leading = true;
         for (i, block) in tree.children(content).enumerate() {
-            let [ty, id, name, use_id] = fields::members(tree, block, |key| match key {
+            let [ty, id, name, use_id] = crate::locate::members_by(tree, block, |key| match key {
                 b"type" => Some(0),
                 b"id" => Some(1),
                 b"name" => Some(2),

@@ -19,10 +19,11 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::fields::{self, inside, members, text_is};
+use super::fields::{self, inside, text_is};
 use super::intern::{Names, OptSym, Stamps, Sym, uuid_bits};
 use crate::chunked::Chunked;
 use crate::json::{Kind, NodeId, Tree, line_col};
+use crate::locate::members_by;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
@@ -319,7 +320,7 @@ impl ChainReader {
             subtype,
             logical,
             message,
-        ] = members(tree, root, |key| match key {
+        ] = members_by(tree, root, |key| match key {
             b"type" => Some(0),
             b"isSidechain" => Some(1),
             b"uuid" => Some(2),
@@ -350,7 +351,7 @@ impl ChainReader {
             None => names.intern(&tree.str(uuid).unwrap_or_default()),
         };
         let [group, content] = match message {
-            Some(m) => members(tree, m, |key| match key {
+            Some(m) => members_by(tree, m, |key| match key {
                 b"id" => Some(0),
                 b"content" => Some(1),
                 _ => None,
@@ -419,7 +420,7 @@ impl ChainReader {
         let mut server_results = Vec::new();
         let blocks = content.map_or(0, |c| tree.len(c));
         for block in content.into_iter().flat_map(|c| tree.children(c)) {
-            let [kind, id, use_id] = members(tree, block, |key| match key {
+            let [kind, id, use_id] = members_by(tree, block, |key| match key {
                 b"type" => Some(0),
                 b"id" => Some(1),
                 b"tool_use_id" => Some(2),

@@ -4,46 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::{Kind, NodeId, Tree};
-
-/// The first member of the object `node` that `slot` numbers, for each number below `N` (all
-/// `None` when `node` is not an object). `slot` sees each key as written, or decoded when it
-/// has escapes (as [`Tree::get`] compares it).
-#[inline]
-pub(super) fn members<const N: usize>(
-    tree: &Tree<'_>,
-    node: NodeId,
-    slot: impl Fn(&[u8]) -> Option<usize>,
-) -> [Option<NodeId>; N] {
-    let mut out = [None; N];
-    if tree.kind(node) != Kind::Object {
-        return out;
-    }
-    let mut left = N;
-    // The members, read off the nodes as `Tree::children` and `Tree::key_raw` read them.
-    let first = node as usize + 1;
-    let inside = &tree.nodes[first..first + tree.nodes[node as usize].descendants() as usize];
-    let mut at = 0;
-    while let Some(n) = inside.get(at) {
-        let member = (first + at) as NodeId;
-        at += 1 + n.descendants() as usize;
-        let hit = match tree.key_raw(member) {
-            None => continue,
-            Some((_, true)) => slot(tree.key(member).unwrap_or_default().as_bytes()),
-            Some((raw, false)) => slot(raw),
-        };
-        if let Some(i) = hit
-            && out[i].is_none()
-        {
-            out[i] = Some(member);
-            left -= 1;
-            if left == 0 {
-                break;
-            }
-        }
-    }
-    out
-}
+use crate::json::{NodeId, Tree};
 
 /// The inside of the string `node` as written (`None` when it is not a string).
 pub(super) fn inside<'a>(tree: &Tree<'a>, node: NodeId) -> Option<&'a [u8]> {
@@ -78,23 +39,6 @@ pub(super) fn text_is(tree: &Tree<'_>, node: NodeId, want: &str) -> bool {
 mod tests {
     use super::*;
     use crate::json::parse;
-
-    #[test]
-    fn members_are_found_as_tree_get_finds_them() {
-        let src = br#"{"a":1,"b\u0061":2,"a":3,"c":"x","bb":4}"#;
-        let tree = parse(src).unwrap();
-        let slot = |k: &[u8]| match k {
-            b"a" => Some(0),
-            b"ba" => Some(1),
-            b"c" => Some(2),
-            b"d" => Some(3),
-            _ => None,
-        };
-        let found = members::<4>(&tree, tree.root(), slot);
-        let want = ["a", "ba", "c", "d"].map(|k| tree.get(tree.root(), k));
-        assert_eq!(found, want);
-        assert!(found[1].is_some());
-    }
 
     #[test]
     fn text_reads_plain_strings_as_written_and_decodes_the_rest() {
