@@ -3,6 +3,7 @@
 pub mod common;
 
 use std::path::Path;
+use std::process::Output;
 
 use common::bin;
 
@@ -13,9 +14,16 @@ fn fixtures() -> &'static Path {
 }
 
 fn same_on(args: &[&str]) {
-    let one = bin::run(fixtures(), &[args, &["-j", "1"]].concat());
-    for threads in ["2", "4", "0"] {
-        let many = bin::run(fixtures(), &[args, &["-j", threads]].concat());
+    let one = same_in(fixtures(), args, &["2", "4", "0"]);
+    assert!(!one.stdout.is_empty(), "{args:?}: nothing printed");
+}
+
+/// Run `toolmend ARGS -j 1` in `dir`, then with each of `threads`, and require the same exit
+/// status, standard output and standard error every time; the `-j 1` run is returned.
+fn same_in(dir: &Path, args: &[&str], threads: &[&str]) -> Output {
+    let one = bin::run(dir, &[args, &["-j", "1"]].concat());
+    for threads in threads {
+        let many = bin::run(dir, &[args, &["-j", threads]].concat());
         assert_eq!(
             one.status.code(),
             many.status.code(),
@@ -30,7 +38,7 @@ fn same_on(args: &[&str]) {
             "{args:?} -j {threads}: standard error differs"
         );
     }
-    assert!(!one.stdout.is_empty(), "{args:?}: nothing printed");
+    one
 }
 
 #[test]
@@ -291,7 +299,7 @@ fn gemini_lines(turns: usize) -> String {
     s
 }
 
-/// Big JSON Lines files, read in many blocks of whole lines (512 KiB each, see `BLOCK_BYTES` in
+/// Big JSON Lines files, read in many blocks of whole lines (256 KiB each, see `BLOCK_BYTES` in
 /// src/stream.rs) whose lines are parsed on every thread: the findings are those of the
 /// line-by-line reading of `-j 1`.
 #[test]
@@ -308,34 +316,10 @@ fn big_files_read_in_parallel_blocks_lint_the_same_on_every_thread_count() {
         std::fs::write(dir.path().join(name), text).expect("write");
     }
     for (name, _) in &files {
-        let run = |threads: &str, args: &[&str]| {
-            let all = [
-                &["lint", "--max-line-bytes", "4000", "-j", threads],
-                args,
-                &[*name],
-            ]
-            .concat();
-            bin::run(dir.path(), &all)
-        };
         for args in [&[][..], &["--format", "json", "--explain-detection"]] {
-            let one = run("1", args);
+            let all = [&["lint", "--max-line-bytes", "4000"], args, &[*name]].concat();
+            let one = same_in(dir.path(), &all, &["2", "4", "0"]);
             assert!(!one.stdout.is_empty(), "{name} {args:?}: nothing printed");
-            for threads in ["2", "4", "0"] {
-                let many = run(threads, args);
-                assert_eq!(
-                    one.status.code(),
-                    many.status.code(),
-                    "{name} {args:?} -j {threads}"
-                );
-                assert!(
-                    one.stdout == many.stdout,
-                    "{name} {args:?} -j {threads}: standard output differs"
-                );
-                assert!(
-                    one.stderr == many.stderr,
-                    "{name} {args:?} -j {threads}: standard error differs"
-                );
-            }
         }
     }
 }
@@ -357,30 +341,12 @@ fn conversations_walked_as_they_are_read_lint_and_repair_the_same_on_every_threa
         &["repair", "--diff"],
     ];
     for args in runs {
-        let run = |threads: &str| {
-            bin::run(
-                dir.path(),
-                &[args, &["-j", threads, "mixed.jsonl"]].concat(),
-            )
-        };
-        let one = run("1");
+        let one = same_in(
+            dir.path(),
+            &[args, &["mixed.jsonl"]].concat(),
+            &["2", "4", "0"],
+        );
         assert!(!one.stdout.is_empty(), "{args:?}: nothing printed");
-        for threads in ["2", "4", "0"] {
-            let many = run(threads);
-            assert_eq!(
-                one.status.code(),
-                many.status.code(),
-                "{args:?} -j {threads}"
-            );
-            assert!(
-                one.stdout == many.stdout,
-                "{args:?} -j {threads}: standard output differs"
-            );
-            assert!(
-                one.stderr == many.stderr,
-                "{args:?} -j {threads}: standard error differs"
-            );
-        }
     }
 }
 
@@ -423,37 +389,19 @@ fn many_small_files_are_worked_and_taken_in_walk_order_on_every_thread_count() {
     ] {
         std::fs::write(sub.join(name), dangling(name.len())).expect("write");
     }
-    let run = |args: &[&str], threads: &str| {
-        bin::run(dir.path(), &[args, &["-j", threads, "logs"]].concat())
-    };
     for args in [
         &["lint"][..],
         &["lint", "--format", "json"],
         &["repair", "--check"],
     ] {
-        let one = run(args, "1");
+        let one = same_in(dir.path(), &[args, &["logs"]].concat(), &["2", "3", "0"]);
         assert!(
             !one.stdout.is_empty() || !one.stderr.is_empty(),
             "{args:?}: nothing said"
         );
-        for threads in ["2", "3", "0"] {
-            let many = run(args, threads);
-            assert_eq!(
-                one.status.code(),
-                many.status.code(),
-                "{args:?} -j {threads}"
-            );
-            assert!(
-                one.stdout == many.stdout,
-                "{args:?} -j {threads}: standard output differs"
-            );
-            assert!(
-                one.stderr == many.stderr,
-                "{args:?} -j {threads}: standard error differs"
-            );
-        }
     }
-    let text = String::from_utf8(run(&["lint"], "2").stdout).expect("utf-8");
+    let text = String::from_utf8(bin::run(dir.path(), &["lint", "-j", "2", "logs"]).stdout)
+        .expect("utf-8");
     let order: Vec<&str> = [
         "A.json",
         "a b.json",
