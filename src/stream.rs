@@ -57,7 +57,8 @@ pub struct StreamReport {
     pub(crate) line_fixes: Vec<(Option<usize>, usize)>,
     /// The fixes of the Claude Code tree findings (TM012, TM014), for a streaming repair.
     pub(crate) tree_fixes: Vec<TreeFix>,
-    /// Where the first line whose message is one `tool_result` block starts (Claude Code).
+    /// Where the first line whose message is one `tool_result` block starts (Claude Code;
+    /// the lines of a file of another dialect are not looked at once it is chosen).
     pub(crate) first_result: Option<usize>,
 }
 
@@ -364,7 +365,9 @@ fn take_block(
             .enumerate()
             .map(|(k, buf)| {
                 let mut prepared = prepare(options, known, &block.line(first + k), buf);
-                prepared.link(&mut links);
+                if known.needs_links() {
+                    prepared.link(&mut links);
+                }
                 let convs = prepared.take_conversations();
                 walked.push(
                     convs

@@ -138,8 +138,9 @@ impl<'o> LinesReader<'o> {
         chain: Option<&mut dialect::ChainReader>,
     ) {
         let mut buf = std::mem::take(&mut self.buf);
-        let prepared = prepare(self.options, self.known(), line, &mut buf);
-        if let Some(chain) = chain {
+        let known = self.known();
+        let prepared = prepare(self.options, known, line, &mut buf);
+        if let Some(chain) = chain.filter(|_| known.needs_links()) {
             prepared.link(chain);
         }
         self.buf = self.take(prepared, sink).unwrap_or(buf);
@@ -380,6 +381,14 @@ pub struct Known {
     pub dialect: Option<&'static dyn Dialect>,
     /// Some line was already message- or tool-shaped.
     pub log_like: bool,
+}
+
+impl Known {
+    /// Whether the Claude Code links of the lines may still be read (no dialect is chosen
+    /// yet, or Claude Code is): no other dialect's file is [`resumable`].
+    pub fn needs_links(&self) -> bool {
+        self.dialect.is_none_or(is_chained)
+    }
 }
 
 /// A line read as far as it can be without the lines before it (see [`prepare`]), waiting
@@ -726,9 +735,12 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
 /// The resumed chain of a Claude Code file (`None` for other dialects, or when the file is to
 /// be read in file order).
 pub fn resumable(d: &'static dyn Dialect, chain: dialect::ChainReader) -> Option<dialect::Chain> {
-    (d.name() == dialect::ClaudeCode.name())
-        .then(|| chain.finish())
-        .flatten()
+    is_chained(d).then(|| chain.finish()).flatten()
+}
+
+/// Is `d` the dialect whose files are resumed along a chain of links (Claude Code)?
+fn is_chained(d: &dyn Dialect) -> bool {
+    d.name() == dialect::ClaudeCode.name()
 }
 
 /// Split a stream into lines without keeping more than `max` bytes of any line (0: no limit):
