@@ -502,7 +502,7 @@ impl Spare {
 struct Taken(Vec<Event>);
 
 enum Event {
-    Message(&'static dyn Dialect, Option<String>, Message),
+    Message(&'static dyn Dialect, Option<String>, Box<Message>),
     Foreign(&'static dyn Dialect, Option<String>, Foreign),
     Unread(&'static dyn Dialect, Option<String>, Unread),
     Conversation(Conversation),
@@ -529,7 +529,7 @@ impl Taken {
 }
 
 impl LineSink for Taken {
-    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Box<Message>) {
         self.0.push(Event::Message(d, thread, m));
     }
 
@@ -567,7 +567,7 @@ struct ThreadWalk {
 }
 
 impl ThreadWalk {
-    fn push(&mut self, mut m: Message) {
+    fn push(&mut self, mut m: Box<Message>) {
         self.numbering.number(&mut m);
         if !m.continuation {
             self.last_turn = m.index;
@@ -612,11 +612,11 @@ pub(crate) fn conversation_offset(conv: &Conversation) -> Option<usize> {
 }
 
 impl LineSink for Streamer<'_> {
-    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Box<Message>) {
         let at = self.thread_at(d, thread);
         let t = &mut self.threads[at];
         match &mut t.held {
-            Some(held) => held.push(m),
+            Some(held) => held.push(*m),
             None => {
                 count_calls(&mut self.report.stats, &m);
                 t.push(m);
@@ -752,7 +752,7 @@ impl Streamer<'_> {
                     // Only the resumed history counts, as when the file is read whole.
                     for m in held.resumed(chain.as_ref()) {
                         count_calls(&mut report.stats, &m);
-                        t.push(m);
+                        t.push(Box::new(m));
                     }
                 }
                 report.calls_checked += t.walker.calls_checked();

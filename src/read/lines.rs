@@ -15,8 +15,9 @@ use super::{Builder, Problem, ReadDoc, ReadOptions, message_checks, read_found, 
 /// Receives what the lines of one file hold.
 pub trait LineSink {
     /// A message of the file's message-per-line conversation, in thread `thread`
-    /// (`None`: the main thread), read as `dialect`.
-    fn message(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, m: Message);
+    /// (`None`: the main thread), read as `dialect`. Boxed where it is read: it is handed on
+    /// (and queued between threads) without being copied.
+    fn message(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, m: Box<Message>);
     /// A message line of the file written in another dialect than the file was read as.
     fn foreign(&mut self, dialect: &'static dyn Dialect, thread: Option<String>, foreign: Foreign);
     /// A message line carrying a tool key its dialect does not read.
@@ -211,7 +212,7 @@ impl<'o> LinesReader<'o> {
                     Some((d, _)) => {
                         self.flush_pending(d, sink);
                         match ahead.filter(|a| a.dialect.name() == d.name()) {
-                            Some(ahead) => self.message_read(d, &tree, *ahead, sink),
+                            Some(ahead) => self.message_read(d, &tree, ahead, sink),
                             None => {
                                 let cursor = Cursor::default();
                                 let cx = ReadCx::new(start, number, &cursor);
@@ -235,9 +236,9 @@ impl<'o> LinesReader<'o> {
     ) {
         let thread = d.thread(tree, tree.root(), &mut self.memory);
         if let Some(f) = ahead.foreign {
-            sink.foreign(d, thread.clone(), f);
+            sink.foreign(d, thread.clone(), *f);
         } else if let Some(u) = ahead.unread {
-            sink.unread(d, thread.clone(), u);
+            sink.unread(d, thread.clone(), *u);
         }
         if let Some(m) = ahead.message {
             self.read_messages += 1;
@@ -278,7 +279,7 @@ impl<'o> LinesReader<'o> {
             self.record_line(d, tree, cx, thread);
         } else if let Some(m) = d.read(tree, root, cx) {
             self.read_messages += 1;
-            sink.message(d, thread, m);
+            sink.message(d, thread, Box::new(m));
         }
     }
 
@@ -350,7 +351,7 @@ impl<'o> LinesReader<'o> {
         let (d, why) = claimed.unwrap_or((dialect::fallback(), super::FALLBACK_WHY.into()));
         self.flush_pending(d, sink);
         for (thread, _, m) in std::mem::take(&mut self.records) {
-            sink.message(d, thread, m);
+            sink.message(d, thread, Box::new(m));
         }
         if fallback && self.read_messages == 0 {
             return None;
@@ -427,17 +428,18 @@ enum Shape {
     /// the line read as some dialect when one was known or guessed.
     Message {
         claim: Option<(&'static dyn Dialect, &'static str)>,
-        ahead: Option<Box<Ahead>>,
+        ahead: Option<Ahead>,
     },
 }
 
-/// A message line read as `dialect`, before its thread is known.
+/// A message line read as `dialect`, before its thread is known. What it read is boxed (the
+/// rare foreign and unread notes too): the line and its message are moved by pointer.
 #[derive(Debug)]
 struct Ahead {
     dialect: &'static dyn Dialect,
-    foreign: Option<Foreign>,
-    unread: Option<Unread>,
-    message: Option<Message>,
+    foreign: Option<Box<Foreign>>,
+    unread: Option<Box<Unread>>,
+    message: Option<Box<Message>>,
 }
 
 /// Read `line` as far as it can be on its own, on any thread: parse it (into `buf`), read the
@@ -600,12 +602,12 @@ impl Prepared<'_> {
         let cursor = Cursor::default();
         let cx = ReadCx::new(self.start, self.number, &cursor);
         let (foreign, unread) = message_checks(tree, root, d, &cx);
-        *ahead = Some(Box::new(Ahead {
+        *ahead = Some(Ahead {
             dialect: d,
-            foreign,
-            unread,
-            message: d.read(tree, root, &cx),
-        }));
+            foreign: foreign.map(Box::new),
+            unread: unread.map(Box::new),
+            message: d.read(tree, root, &cx).map(Box::new),
+        });
     }
 }
 
@@ -642,8 +644,8 @@ impl Collect {
 }
 
 impl LineSink for Collect {
-    fn message(&mut self, _: &'static dyn Dialect, thread: Option<String>, m: Message) {
-        self.thread(thread).builder.push(m);
+    fn message(&mut self, _: &'static dyn Dialect, thread: Option<String>, m: Box<Message>) {
+        self.thread(thread).builder.push(*m);
     }
 
     fn foreign(&mut self, _: &'static dyn Dialect, thread: Option<String>, foreign: Foreign) {

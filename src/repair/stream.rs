@@ -700,12 +700,12 @@ impl Arrivals {
 }
 
 impl LineSink for Arrivals {
-    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Message) {
+    fn message(&mut self, d: &'static dyn Dialect, thread: Option<String>, m: Box<Message>) {
         if self.dialect.is_some_and(|x| x.name() != d.name()) {
             self.unexpected = Some("the second reading chose another dialect".into());
         }
         let t = self.thread_at(thread);
-        self.messages.push((t, m));
+        self.messages.push((t, *m));
     }
 
     fn foreign(&mut self, _: &'static dyn Dialect, _: Option<String>, _: Foreign) {}
