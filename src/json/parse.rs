@@ -47,7 +47,8 @@ pub fn parse_into<'a>(src: &'a [u8], buf: &mut NodeBuf) -> Result<Tree<'a>, Pars
         src,
         pos: 0,
         nodes,
-        stack: Vec::new(),
+        open: 0,
+        in_object: false,
     };
     if src.starts_with(b"\xEF\xBB\xBF") {
         p.pos = 3;
@@ -61,8 +62,12 @@ struct Parser<'a> {
     src: &'a [u8],
     pos: usize,
     nodes: Vec<Node>,
-    /// The open containers: node id, and whether it is an object.
-    stack: Vec<(u32, bool)>,
+    /// The innermost open container's node id plus one (0: none). An open container's `end`
+    /// holds the same for the container around it until it is closed: the open containers
+    /// need no stack of their own (which cost an allocation per parse).
+    open: u32,
+    /// The innermost open container is an object.
+    in_object: bool,
 }
 
 struct Key {
@@ -114,15 +119,13 @@ impl Parser<'_> {
             let end = match b {
                 b'{' | b'[' => {
                     let is_obj = b == b'{';
-                    let id = self.push(start, start, key.take());
-                    self.stack.push((id, is_obj));
+                    self.open_container(start, is_obj, key.take());
                     self.pos += 1;
                     self.skip_ws();
                     let close = if is_obj { b'}' } else { b']' };
                     if self.src.get(self.pos) == Some(&close) {
                         self.pos += 1;
-                        self.close(id);
-                        self.stack.pop();
+                        self.close();
                     } else {
                         if is_obj {
                             key = Some(self.member_key()?);
@@ -164,7 +167,7 @@ impl Parser<'_> {
     fn after_value(&mut self, key: &mut Option<Key>) -> Result<bool, ParseError> {
         loop {
             self.skip_ws();
-            let Some(&(top, is_obj)) = self.stack.last() else {
+            if self.open == 0 {
                 if self.pos < self.src.len() {
                     return self.fail(
                         self.pos,
@@ -173,7 +176,8 @@ impl Parser<'_> {
                     );
                 }
                 return Ok(false);
-            };
+            }
+            let is_obj = self.in_object;
             match self.src.get(self.pos) {
                 Some(b',') => {
                     self.pos += 1;
@@ -201,8 +205,7 @@ impl Parser<'_> {
                 }
             }
             self.pos += 1;
-            self.close(top);
-            self.stack.pop();
+            self.close();
         }
     }
 
@@ -303,12 +306,24 @@ impl Parser<'_> {
         id
     }
 
-    /// The container `id` ends at the current position: everything since it is inside.
-    fn close(&mut self, id: u32) {
+    /// A container starts at `start`: it is the innermost open one until [`Parser::close`].
+    fn open_container(&mut self, start: usize, is_obj: bool, key: Option<Key>) {
+        self.open = self.push(start, self.open as usize, key) + 1;
+        self.in_object = is_obj;
+    }
+
+    /// The innermost open container ends at the current position: everything since it is
+    /// inside, and the one around it is the innermost open one again.
+    fn close(&mut self) {
+        let id = self.open - 1;
         let inside = self.nodes.len() as u32 - id - 1;
         let n = &mut self.nodes[id as usize];
+        self.open = n.end;
         n.end = self.pos as u32;
         n.tail |= inside;
+        if let Some(around) = self.open.checked_sub(1) {
+            self.in_object = self.src[self.nodes[around as usize].start as usize] == b'{';
+        }
     }
 
     fn describe(&self, at: usize) -> String {
