@@ -9,11 +9,16 @@ use super::{Cursor, ReadCx};
 
 /// The role of an OpenAI-style message (also Anthropic's and Bedrock's role names).
 pub(super) fn role_of(name: &str) -> Role {
+    role_named(name.as_bytes())
+}
+
+/// [`role_of`] the name `name` (bytes that are not UTF-8 name no role).
+fn role_named(name: &[u8]) -> Role {
     match name {
-        "assistant" | "ai" | "model" => Role::Assistant,
-        "tool" => Role::Tool,
-        "user" | "human" => Role::User,
-        "system" | "developer" => Role::System,
+        b"assistant" | b"ai" | b"model" => Role::Assistant,
+        b"tool" => Role::Tool,
+        b"user" | b"human" => Role::User,
+        b"system" | b"developer" => Role::System,
         _ => Role::Other,
     }
 }
@@ -40,9 +45,13 @@ pub(super) fn role_message(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Op
     if tree.kind(node) != Kind::Object {
         return None;
     }
-    let role = tree
-        .get_str(node, "role")
-        .map_or(Role::Other, |r| role_of(&r));
+    // Compared as written unless it has escapes: a role is read for every message.
+    let role = tree.get(node, "role").map_or(Role::Other, |r| {
+        match tree.plain_bytes(r) {
+            Some(name) => role_named(name),
+            None => tree.str(r).map_or(Role::Other, |name| role_of(&name)),
+        }
+    });
     Some(cx.message(tree, node, role))
 }
 

@@ -208,6 +208,17 @@ impl<'a> Tree<'a> {
         Some(decode(&self.src[n.start as usize + 1..n.end as usize - 1]))
     }
 
+    /// The inside of the string `id` as written, when it has no escapes (`None`: not a string,
+    /// or one with escapes): to compare with known words without decoding it.
+    pub fn plain_bytes(&self, id: NodeId) -> Option<&'a [u8]> {
+        if self.kind(id) != Kind::String {
+            return None;
+        }
+        let n = &self.nodes[id as usize];
+        let inside = &self.src[n.start as usize + 1..n.end as usize - 1];
+        (!has_escapes(inside)).then_some(inside)
+    }
+
     /// The string value of member `key`, if it is a string.
     pub fn get_str(&self, id: NodeId, key: &str) -> Option<Cow<'a, str>> {
         self.get(id, key).and_then(|v| self.str(v))
@@ -319,7 +330,17 @@ pub(crate) fn kind_of(first: u8) -> Kind {
 
 /// Decode the inside of a string token, finding out whether it has escapes.
 fn decode(raw: &[u8]) -> Cow<'_, str> {
-    decode_string(raw, memchr::memchr(b'\\', raw).is_some())
+    decode_string(raw, has_escapes(raw))
+}
+
+/// Whether the inside of a string token has escapes. Most strings read are short (roles,
+/// ids, names): a plain loop answers before a vector search has started.
+fn has_escapes(raw: &[u8]) -> bool {
+    if raw.len() <= 32 {
+        raw.contains(&b'\\')
+    } else {
+        memchr::memchr(b'\\', raw).is_some()
+    }
 }
 
 /// Decode the inside of a JSON string token. Lone surrogates and invalid UTF-8 become U+FFFD.
