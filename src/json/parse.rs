@@ -58,6 +58,37 @@ pub fn parse_into<'a>(src: &'a [u8], buf: &mut NodeBuf) -> Result<Tree<'a>, Pars
     result.map(|()| Tree { src, nodes: built })
 }
 
+/// The bytes looked at eight at a time before a vector search takes over.
+const NEAR: usize = 16;
+
+/// The offset of the first `"` or `\` in `bytes`. The end of most strings (keys, ids, names)
+/// and the next escape in escaped text (JSON inside a string) are near: the first [`NEAR`]
+/// bytes are looked at eight at a time, which answers before a vector search has started.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at < NEAR
+        && let Some(word) = bytes.get(at..at + 8)
+    {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        if let Some(k) = first_quote_or_backslash(word) {
+            return Some(at + k);
+        }
+        at += 8;
+    }
+    memchr::memchr2(b'"', b'\\', &bytes[at..]).map(|k| at + k)
+}
+
+/// The index of the first byte of `word` (little-endian: its first byte lowest) that is a
+/// `"` or a `\`. A byte is found as a zero of `word` XOR the byte repeated; the borrow of the
+/// subtraction can mark bytes above the first zero, never below, so the lowest mark is exact.
+fn first_quote_or_backslash(word: u64) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let marks = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
+    (marks != 0).then(|| (marks.trailing_zeros() / 8) as usize)
+}
+
 struct Parser<'a> {
     src: &'a [u8],
     pos: usize,
@@ -241,12 +272,12 @@ impl Parser<'_> {
         })
     }
 
-    /// Scan a string token starting at the opening quote; returns (end, has_escapes_or_non_ascii).
+    /// Scan a string token starting at the opening quote; returns (end, has_escapes).
     fn string(&self, start: usize) -> Result<(usize, bool), ParseError> {
         let mut i = start + 1;
         let mut escaped = false;
         loop {
-            match memchr::memchr2(b'"', b'\\', &self.src[i..]) {
+            match quote_or_backslash(&self.src[i..]) {
                 None => {
                     return self.fail(
                         start,
@@ -423,6 +454,32 @@ mod tests {
             let cut = format!(r#"["{body}"#);
             let e = parse(cut.as_bytes()).unwrap_err();
             assert_eq!((e.offset, e.kind), (1, ErrorKind::Truncated), "{cut}");
+        }
+    }
+
+    #[test]
+    fn the_first_quote_or_backslash_is_found_exactly() {
+        // Bytes next to the two searched for, and ones whose borrow could mark a neighbour.
+        let bytes = [0u8, 1, b'!', b'"', b'#', b'[', b'\\', b']', 0x7F, 0x80, 0xA2, 0xDC, 0xFF];
+        for seed in 0..20_000u32 {
+            let mut x = seed.wrapping_mul(2_654_435_761);
+            let len = (seed % 40) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    x = x.rotate_left(5) ^ seed;
+                    // Mostly plain bytes, so that the first hit falls anywhere.
+                    match x % 7 {
+                        0 => bytes[(x / 7 % bytes.len() as u32) as usize],
+                        _ => b'a',
+                    }
+                })
+                .collect();
+            let plain = text.iter().position(|&b| b == b'"' || b == b'\\');
+            assert_eq!(quote_or_backslash(&text), plain, "{text:?}");
+            if let Ok(word) = <[u8; 8]>::try_from(text.get(..8).unwrap_or_default()) {
+                let first = word.iter().position(|&b| b == b'"' || b == b'\\');
+                assert_eq!(first_quote_or_backslash(u64::from_le_bytes(word)), first);
+            }
         }
     }
 
