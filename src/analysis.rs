@@ -360,8 +360,8 @@ impl Walker {
         }
     }
 
-    /// Does `msg` close the open answer windows?
-    fn closes_windows(&self, msg: &Message) -> bool {
+    /// Does `msg` (which has calls when `calling`) close the open answer windows?
+    fn closes_windows(&self, msg: &Message, calling: bool) -> bool {
         if msg.continuation {
             return false;
         }
@@ -369,13 +369,13 @@ impl Walker {
             Window::ToolRun | Window::NextMessage => msg.role != Role::Tool,
             // Consecutive model turns with calls keep the group open.
             Window::NextResponseTurn => {
-                msg.role != Role::Tool && (msg.role != Role::Assistant || msg.calls.is_empty())
+                msg.role != Role::Tool && (msg.role != Role::Assistant || !calling)
             }
             Window::AfterCall => false,
             Window::BeforeNextAssistant => msg.role == Role::Assistant,
             Window::CallRun => match msg.role {
                 Role::User | Role::System => true,
-                Role::Assistant => msg.calls.is_empty(),
+                Role::Assistant => !calling,
                 Role::Tool | Role::Other => false,
             },
         }
@@ -383,12 +383,43 @@ impl Walker {
 
     /// Feed the next message.
     pub fn push(&mut self, msg: &Message) {
+        let calls = &msg.calls;
+        self.push_calls(msg, calls.len(), |slot| calls[slot].clone(), Some(calls));
+    }
+
+    /// [`Walker::push`] of a message the caller drops next: its calls are moved into the walk
+    /// (which keeps each call until it is answered, and the calls of defects), not copied;
+    /// `msg` is left without them.
+    pub fn push_taking(&mut self, msg: &mut Message) {
+        if repeats_an_id(&msg.calls) {
+            // A repeated id is reported with a copy of its first call.
+            return self.push(msg);
+        }
+        let mut calls = std::mem::take(&mut msg.calls);
+        self.push_calls(
+            msg,
+            calls.len(),
+            |slot| std::mem::take(&mut calls[slot]),
+            None,
+        );
+    }
+
+    /// Feed `msg`, whose `count` calls `take` gives one by one (`msg.calls` is not read for
+    /// them). `written` is the message's own calls when they are to be checked for an id
+    /// repeated within the message; `None` when the caller knows none is.
+    fn push_calls(
+        &mut self,
+        msg: &Message,
+        count: usize,
+        mut take: impl FnMut(usize) -> Call,
+        written: Option<&[Call]>,
+    ) {
         let group_owner = if msg.continuation {
             self.owners.last().copied()
         } else {
             None
         };
-        if self.closes_windows(msg) {
+        if self.closes_windows(msg, count > 0) {
             self.owners.clear();
         }
         // A response turn answers the model turns before it, and no later message answers
@@ -396,16 +427,17 @@ impl Walker {
         let answered_turn = self.window == Window::NextResponseTurn
             && !msg.continuation
             && !msg.results.is_empty()
-            && msg.calls.is_empty();
+            && count == 0;
         for (slot, result) in msg.results.iter().enumerate() {
-            self.result(msg.index, slot, msg.calls.is_empty(), result);
+            self.result(msg.index, slot, count == 0, result);
         }
         if answered_turn {
             self.owners.clear();
         }
         let calling = group_owner.unwrap_or(msg.index);
         let mut seen_here = SeenIds::default();
-        for (slot, call) in msg.calls.iter().enumerate() {
+        for slot in 0..count {
+            let call = take(slot);
             // Server-side calls carry their result inline: counted, never paired.
             self.calls_checked += 1;
             if call.server {
@@ -415,79 +447,84 @@ impl Walker {
                 message: calling,
                 holder: msg.index,
                 slot,
-                call: call.clone(),
+                call,
             };
-            if call.name.as_deref().is_none_or(str::is_empty) {
+            if at.call.name.as_deref().is_none_or(str::is_empty) {
                 self.defects
                     .push(Defect::MissingToolName { call: at.clone() });
             }
-            let Some(id) = call.id.as_deref().filter(|id| !id.is_empty()) else {
+            let Some(id) = at.call.id.as_deref().filter(|id| !id.is_empty()) else {
                 self.defects.push(Defect::MissingCallId { call: at });
                 continue;
             };
-            if let Some(first) = seen_here.get(id) {
-                self.defects.push(Defect::DuplicateCallId {
-                    first: Box::new(CallAt {
-                        message: calling,
-                        holder: msg.index,
-                        slot: first,
-                        call: msg.calls[first].clone(),
-                    }),
-                    call: at.clone(),
-                });
-                // The provider keys results by id: one result answers both, so the later
-                // call is not opened on its own (its fix is a re-id).
-                continue;
-            } else {
-                seen_here.insert(id, slot);
-                if self.options.unique_ids {
-                    match self.seen.first_call(id) {
-                        Some(first) if first.message as usize != calling => {
-                            self.defects.push(Defect::ReusedCallId {
-                                first: Box::new(first.call(id)),
-                                call: at.clone(),
-                            });
-                        }
-                        Some(_) => {}
-                        None => {
-                            self.seen.set_first_call(id, FirstCall::of(&at));
-                        }
-                    }
+            // The key of the id's tables (`at` moves into one of them).
+            let id = id.to_string();
+            if let Some(written) = written {
+                if let Some(first) = seen_here.get(&id) {
+                    self.defects.push(Defect::DuplicateCallId {
+                        first: Box::new(CallAt {
+                            message: calling,
+                            holder: msg.index,
+                            slot: first,
+                            call: written[first].clone(),
+                        }),
+                        call: at.clone(),
+                    });
+                    // The provider keys results by id: one result answers both, so the later
+                    // call is not opened on its own (its fix is a re-id).
+                    continue;
                 }
-                // A call of an earlier model message with this id is still open: it is shadowed.
-                if let Some(queue) = self.open.get_mut(id) {
-                    let (earlier, same): (VecDeque<_>, VecDeque<_>) =
-                        queue.drain(..).partition(|c| c.message != calling);
-                    *queue = same;
-                    for call in earlier {
-                        self.defects.push(Defect::Dangling {
-                            call,
-                            cause: DanglingCause::Shadowed { by: msg.index },
+                if let Some(own) = written[slot].id.as_deref() {
+                    seen_here.insert(own, slot);
+                }
+            }
+            if self.options.unique_ids {
+                match self.seen.first_call(&id) {
+                    Some(first) if first.message as usize != calling => {
+                        self.defects.push(Defect::ReusedCallId {
+                            first: Box::new(first.call(&id)),
+                            call: at.clone(),
                         });
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.seen.set_first_call(&id, FirstCall::of(&at));
                     }
                 }
             }
-            if let Some(result) = take_front(&mut self.pending, id) {
-                self.tentative
-                    .entry(id.to_string())
-                    .or_default()
-                    .push_back((at.clone(), self.defects.len()));
+            // A call of an earlier model message with this id is still open: it is shadowed.
+            if let Some(queue) = self.open.get_mut(id.as_str()) {
+                let (earlier, same): (VecDeque<_>, VecDeque<_>) =
+                    queue.drain(..).partition(|c| c.message != calling);
+                *queue = same;
+                for call in earlier {
+                    self.defects.push(Defect::Dangling {
+                        call,
+                        cause: DanglingCause::Shadowed { by: msg.index },
+                    });
+                }
+            }
+            if let Some(result) = take_front(&mut self.pending, &id) {
+                let closed = Closed::new(&mut self.names, &at, &result);
                 self.defects.push(Defect::Orphan {
                     result: result.clone(),
                     later_call: Some(Box::new(at.clone())),
                 });
-                let closed = Closed::new(&mut self.names, &at, &result);
-                self.seen.close(id, closed);
+                self.tentative
+                    .entry(id.clone())
+                    .or_default()
+                    .push_back((at, self.defects.len() - 1));
+                self.seen.close(&id, closed);
                 continue;
             }
             // Room for one call: an id is nearly always called once, and a call left open
             // (dangling) stays here until the end of the conversation.
             self.open
-                .entry(id.to_string())
+                .entry(id)
                 .or_insert_with(|| VecDeque::with_capacity(1))
                 .push_back(at);
         }
-        let model_message = msg.role == Role::Assistant || !msg.calls.is_empty();
+        let model_message = msg.role == Role::Assistant || count > 0;
         if model_message && !msg.continuation {
             self.owners.push(msg.index);
         }
@@ -626,6 +663,23 @@ impl<'m> SeenIds<'m> {
 
 /// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only
 /// what is open or pending).
+/// Whether two of `calls` have the same non-empty id (a long list is taken to: it is then
+/// walked as [`Walker::push`] walks it).
+fn repeats_an_id(calls: &[Call]) -> bool {
+    if calls.len() > SeenIds::FEW {
+        return true;
+    }
+    let ids = || {
+        calls
+            .iter()
+            .filter_map(|c| c.id.as_deref())
+            .filter(|id| !id.is_empty())
+    };
+    ids()
+        .enumerate()
+        .any(|(k, id)| ids().skip(k + 1).any(|other| other == id))
+}
+
 fn take_front<T>(map: &mut IdMap<VecDeque<T>>, id: &str) -> Option<T> {
     let queue = map.get_mut(id)?;
     let front = queue.pop_front();
@@ -722,6 +776,51 @@ mod tests {
                 m
             })
             .collect()
+    }
+
+    #[test]
+    fn taking_the_calls_walks_as_copying_them() {
+        let specs = [
+            "A:c1,c2 T:c1 T:c2 U",
+            "A:c1,c2,c3,c4 T:c3 T:c4 T:c2 U A:c4 T:c4 T:c1",
+            "A:c1,c1 T:c1 U A:c2,c3,c2 T:c3",
+            "T:c1 A:c1 T:c1 A:c1 T:c1 T:c1",
+            "A:c1 U A:c1 T:c1 A:c2,,c3 T:c3 U:c2 A: T:c9",
+            "A:c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11,c12,c13,c14,c15,c16,c17 T:c17 T:c1",
+        ];
+        let windows = [
+            Window::ToolRun,
+            Window::NextMessage,
+            Window::BeforeNextAssistant,
+            Window::CallRun,
+            Window::AfterCall,
+            Window::NextResponseTurn,
+        ];
+        for spec in specs {
+            let mut messages = conv(spec);
+            // A call without a name, one without an id, and a server-side one.
+            if let Some(m) = messages.iter_mut().find(|m| m.calls.len() > 2) {
+                m.calls[0].name = None;
+                m.calls[1].id = None;
+                m.calls[2].server = true;
+            }
+            for window in windows {
+                for unique_ids in [false, true] {
+                    let options = WalkOptions {
+                        tail: false,
+                        unique_ids,
+                    };
+                    let (mut copying, mut taking) =
+                        (Walker::new(window, options), Walker::new(window, options));
+                    for m in &messages {
+                        copying.push(m);
+                        taking.push_taking(&mut m.clone());
+                    }
+                    assert_eq!(copying.calls_checked(), taking.calls_checked());
+                    assert_eq!(copying.finish(), taking.finish(), "{spec} {window:?}");
+                }
+            }
+        }
     }
 
     fn codes(spec: &str, window: Window) -> Vec<String> {

@@ -579,7 +579,7 @@ impl ThreadWalk {
         if let Some(briefs) = &mut self.briefs {
             briefs.push(Brief::of(&m));
         }
-        self.walker.push(&m);
+        self.walker.push_taking(&mut m);
     }
 }
 
