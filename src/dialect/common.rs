@@ -46,12 +46,12 @@ pub(super) fn role_message(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Op
         return None;
     }
     // Compared as written unless it has escapes: a role is read for every message.
-    let role = tree.get(node, "role").map_or(Role::Other, |r| {
-        match tree.plain_bytes(r) {
+    let role = tree
+        .get(node, "role")
+        .map_or(Role::Other, |r| match tree.plain_bytes(r) {
             Some(name) => role_named(name),
             None => tree.str(r).map_or(Role::Other, |name| role_of(&name)),
-        }
-    });
+        });
     Some(cx.message(tree, node, role))
 }
 

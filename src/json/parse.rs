@@ -460,7 +460,9 @@ mod tests {
     #[test]
     fn the_first_quote_or_backslash_is_found_exactly() {
         // Bytes next to the two searched for, and ones whose borrow could mark a neighbour.
-        let bytes = [0u8, 1, b'!', b'"', b'#', b'[', b'\\', b']', 0x7F, 0x80, 0xA2, 0xDC, 0xFF];
+        let bytes = [
+            0u8, 1, b'!', b'"', b'#', b'[', b'\\', b']', 0x7F, 0x80, 0xA2, 0xDC, 0xFF,
+        ];
         for seed in 0..20_000u32 {
             let mut x = seed.wrapping_mul(2_654_435_761);
             let len = (seed % 40) as usize;
