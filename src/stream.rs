@@ -371,7 +371,7 @@ fn take_block(
                 let convs = prepared.take_conversations();
                 walked.push(
                     convs
-                        .iter()
+                        .into_iter()
                         .map(|conv| Walked::of(cx, conv, BTreeMap::new()))
                         .collect(),
                 );
@@ -644,8 +644,9 @@ impl LineSink for Streamer<'_> {
     fn conversation(&mut self, conv: Conversation) {
         // Counted into the report's own statistics, given back by `walked`.
         let stats = std::mem::take(&mut self.report.stats);
-        let walked = Walked::of(&self.cx, &conv, stats);
-        self.walked(conv.index, walked);
+        let index = conv.index;
+        let walked = Walked::of(&self.cx, conv, stats);
+        self.walked(index, walked);
     }
 
     fn problem(&mut self, p: Problem) {

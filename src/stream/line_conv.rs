@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::{self, WalkOptions};
+use crate::analysis::{WalkOptions, Walker};
 use crate::finding::Finding;
 use crate::lint::{
     ConvInfo, ToolStats, count_calls, count_dangling, describe, dialect_of, foreign_finding, sent,
@@ -44,27 +44,36 @@ pub(super) struct Walked {
 }
 
 impl Walked {
-    /// Walk `conv`, counting its calls into `stats` (which the result holds).
+    /// Walk `conv`, counting its calls into `stats` (which the result holds). The walk takes
+    /// the calls of its messages (see [`Walker::push_taking`]): what is read of them is read
+    /// first.
     pub fn of(
         cx: &LineCx<'_>,
-        conv: &Conversation,
+        mut conv: Conversation,
         mut stats: BTreeMap<String, ToolStats>,
     ) -> Self {
-        let d = dialect_of(conv);
+        let d = dialect_of(&conv);
         let judge = target::judge(d, cx.target);
-        let walk = WalkOptions {
-            tail: false,
-            unique_ids: judge.unique_ids,
-        };
-        let (defects, calls_checked) = analysis::walk(&conv.messages, judge.window, walk);
-        let mut defects = sent(d, defects);
-        if !conv.unread.is_empty() {
-            defects.clear();
-        }
         for m in &conv.messages {
             count_calls(&mut stats, m);
         }
-        let info = ConvInfo::of(conv);
+        let info = ConvInfo::of(&conv);
+        let offset = super::conversation_offset(&conv);
+        let mut walker = Walker::new(
+            judge.window,
+            WalkOptions {
+                tail: false,
+                unique_ids: judge.unique_ids,
+            },
+        );
+        for m in &mut conv.messages {
+            walker.push_taking(m);
+        }
+        let calls_checked = walker.calls_checked();
+        let mut defects = sent(d, walker.finish());
+        if !conv.unread.is_empty() {
+            defects.clear();
+        }
         let mut findings: Vec<Finding> = conv
             .foreign
             .iter()
@@ -86,7 +95,7 @@ impl Walked {
                 findings.push(describe(cx.path, &info, d, &judge, defect));
             }
         }
-        let fix = (!defects.is_empty() || !d.streams()).then(|| super::conversation_offset(conv));
+        let fix = (!defects.is_empty() || !d.streams()).then_some(offset);
         let detection = cx.keep_detections.then(|| {
             format!(
                 "`{}`: {} ({} messages) — {}",
