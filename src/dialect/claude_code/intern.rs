@@ -197,7 +197,7 @@ impl Names {
 }
 
 /// Timestamps, numbered in order (not deduplicated, not looked up: only read back and
-/// compared as text). One written as Claude Code writes it (`2025-11-03T10:00:00.000Z`) is
+/// compared as text; a line without one takes a number too). One written as Claude Code writes it (`2025-11-03T10:00:00.000Z`) is
 /// kept as its 17 digits in 8 bytes, which order as the text does; any other is kept as text.
 #[derive(Debug, Default)]
 pub(super) struct Stamps {
@@ -209,6 +209,9 @@ pub(super) struct Stamps {
 
 /// The top bit of a [`Stamps`] entry: the timestamp is text.
 const TEXT: u64 = 1 << 63;
+/// The [`Stamps`] entry of no timestamp (never a packed one, whose digits are under 10^17,
+/// nor a text's number).
+const NONE: u64 = u64::MAX;
 
 /// Where the fixed punctuation of `YYYY-MM-DDTHH:MM:SS.mmmZ` stands.
 const PUNCTUATION: [(usize, u8); 7] = [
@@ -266,6 +269,27 @@ impl Stamps {
         sym
     }
 
+    /// Keep the place of a missing timestamp; its number.
+    pub(super) fn push_none(&mut self) -> Sym {
+        let sym = Sym::try_from(self.packed.len()).expect("fewer than 2^32 timestamps");
+        self.packed.push(NONE);
+        sym
+    }
+
+    /// Add the timestamps of `later` after these, in their order.
+    pub(super) fn append(&mut self, later: &Stamps) {
+        for &entry in later.packed.iter() {
+            match entry {
+                NONE => self.push_none(),
+                e if e & TEXT == 0 => {
+                    self.packed.push(e);
+                    0
+                }
+                _ => self.push(&later.text_of(entry)),
+            };
+        }
+    }
+
     /// Keep the timestamp written `b` when [`pack`] packs it; its number.
     pub(super) fn push_packed(&mut self, b: &[u8]) -> Option<Sym> {
         let entry = pack(b)?;
@@ -274,12 +298,17 @@ impl Stamps {
         Some(sym)
     }
 
-    /// The timestamp numbered `sym`, as it was written.
-    pub(super) fn get(&self, sym: Sym) -> Cow<'_, str> {
-        let entry = self.packed[sym as usize];
-        if entry & TEXT == 0 {
-            return Cow::Owned(unpack(entry));
+    /// The timestamp numbered `sym`, as it was written (`None`: none was).
+    pub(super) fn get(&self, sym: Sym) -> Option<Cow<'_, str>> {
+        match self.packed[sym as usize] {
+            NONE => None,
+            entry if entry & TEXT == 0 => Some(Cow::Owned(unpack(entry))),
+            entry => Some(self.text_of(entry)),
         }
+    }
+
+    /// The text of entry `entry`, a text's.
+    fn text_of(&self, entry: u64) -> Cow<'_, str> {
         let i = (entry & !TEXT) as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         Cow::Borrowed(&self.other[start..self.ends[i]])
@@ -354,8 +383,17 @@ mod tests {
         let mut stamps = Stamps::default();
         let syms: Vec<Sym> = written.iter().map(|s| stamps.push(s)).collect();
         for (s, &sym) in written.iter().zip(&syms) {
-            assert_eq!(stamps.get(sym), *s);
+            assert_eq!(stamps.get(sym).as_deref(), Some(*s));
         }
+        let none = stamps.push_none();
+        assert_eq!(stamps.get(none), None);
+        let mut joined = Stamps::default();
+        joined.push("t0");
+        joined.append(&stamps);
+        for (k, s) in written.iter().enumerate() {
+            assert_eq!(joined.get(k as Sym + 1).as_deref(), Some(*s));
+        }
+        assert_eq!(joined.get(none + 1), None);
         // Packed: 8 bytes each, no text kept.
         assert_eq!(
             stamps.other.len(),
