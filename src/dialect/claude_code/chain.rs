@@ -27,7 +27,7 @@ use crate::locate::members_by;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
-/// link costs a few words whatever the file holds (44 bytes). What few links need is kept
+/// link costs a few words whatever the file holds (40 bytes). What few links need is kept
 /// beside them (see [`Rare`]); the timestamp of link `i` is timestamp `i` of
 /// [`ChainReader::stamps`].
 #[derive(Debug, Clone)]
@@ -37,11 +37,11 @@ struct Link {
     /// Where the line's text starts in the file: the low 32 bits here, the next 16 in
     /// `start_high` (a file under 256 TiB).
     start: u32,
-    /// The line's length (line ending excluded; a parsed line is under 4 GiB).
-    len: u32,
-    /// Where the `parentUuid` value (a string) starts within the line (`u32::MAX`: it is not
-    /// a string).
-    parent_at: u32,
+    /// The line's length (line ending excluded), when under [`LONG`] (else see [`Rare::len`]).
+    len: u16,
+    /// Where the `parentUuid` value starts within the line, when under [`LONG`] (else see
+    /// [`Rare::parent_at`]); [`NOT_STRING`]: the value is not a string.
+    parent_at: u16,
     uuid: Sym,
     parent: OptSym,
     /// `message.id` of an assistant line: the lines of one API message share it.
@@ -60,6 +60,11 @@ struct Link {
     flags: u8,
 }
 
+/// A [`Link::len`] or [`Link::parent_at`] too large for its field: kept in [`Rare`].
+const LONG: u16 = u16::MAX - 1;
+/// The [`Link::parent_at`] of a `parentUuid` that is not a string.
+const NOT_STRING: u16 = u16::MAX;
+
 /// A sidechain line.
 const SIDECHAIN: u8 = 1;
 /// A `user` or `assistant` line.
@@ -75,11 +80,14 @@ const RARE: u8 = 32;
 
 /// What few links have, kept beside them: a `logicalParentUuid` (a compact boundary's), the
 /// length of a `parentUuid` string of [`u8::MAX`] bytes or more, the column of a `parentUuid`
-/// value that is not its byte offset plus one (text before it that is not ASCII).
+/// value that is not its byte offset plus one (text before it that is not ASCII), the length
+/// of a line and the offset of its `parentUuid` of [`LONG`] bytes or more.
 #[derive(Debug, Clone, Copy)]
 struct Rare {
     logical_parent: OptSym,
     parent_len: u32,
+    len: u32,
+    parent_at: u32,
     /// 0: the value's offset in the line plus one.
     parent_column: u32,
 }
@@ -109,11 +117,6 @@ impl Link {
     /// Where the line's text starts in the file.
     fn start(&self) -> usize {
         (u64::from(self.start_high) << 32 | u64::from(self.start)) as usize
-    }
-
-    /// Byte span of the line's text in the file.
-    fn span(&self) -> (usize, usize) {
-        (self.start(), self.start() + self.len as usize)
     }
 
     fn digest(&self) -> u64 {
@@ -383,14 +386,20 @@ impl ChainReader {
             Some(p) if column(tree, p) != parent_at as usize + 1 => column(tree, p) as u32,
             _ => 0,
         };
+        let len = text.len() as u32;
         let rare = Rare {
             logical_parent,
             parent_len,
             parent_column,
+            len,
+            parent_at,
         };
+        let long = |n: u32| n >= u32::from(LONG);
         let is_rare = rare.logical_parent.get().is_some()
             || parent_len >= u32::from(u8::MAX)
-            || parent_column != 0;
+            || parent_column != 0
+            || long(len)
+            || (parent_at != u32::MAX && long(parent_at));
         if is_rare {
             self.rare.push((self.links.len() as u32, rare));
         }
@@ -412,8 +421,11 @@ impl ChainReader {
         let mut link = Link {
             line: u32::try_from(number).unwrap_or(u32::MAX),
             start: start as u32,
-            len: text.len() as u32,
-            parent_at,
+            len: len.min(u32::from(LONG)) as u16,
+            parent_at: match parent_at {
+                u32::MAX => NOT_STRING,
+                at => at.min(u32::from(LONG)) as u16,
+            },
             uuid,
             parent: OptSym::new(parent),
             group: OptSym::new(
@@ -750,10 +762,29 @@ impl Links<'_> {
         k.ok().map(|k| &self.rare[k].1)
     }
 
-    /// The column of the `parentUuid` value of link `i`.
+    /// Byte span of the text of link `i`'s line in the file.
+    fn span(&self, i: usize) -> (usize, usize) {
+        let l = &self.links[i];
+        let len = match l.len {
+            LONG => self.rare(i).map_or(0, |r| r.len as usize),
+            short => short as usize,
+        };
+        (l.start(), l.start() + len)
+    }
+
+    /// Where the `parentUuid` value of link `i` starts within its line, when it is a string.
+    fn parent_at(&self, i: usize) -> Option<usize> {
+        match self.links[i].parent_at {
+            NOT_STRING => None,
+            LONG => self.rare(i).map(|r| r.parent_at as usize),
+            short => Some(short as usize),
+        }
+    }
+
+    /// The column of the `parentUuid` value of link `i` (a string).
     fn parent_column(&self, i: usize) -> usize {
         match self.rare(i).map_or(0, |r| r.parent_column) {
-            0 => self.links[i].parent_at.wrapping_add(1) as usize,
+            0 => self.parent_at(i).map_or(0, |at| at + 1),
             c => c as usize,
         }
     }
@@ -766,8 +797,8 @@ impl Links<'_> {
     /// Byte span of the `parentUuid` value of link `i` in the file, when it is a string.
     fn parent_span(&self, i: usize) -> Option<(usize, usize)> {
         let l = &self.links[i];
-        (l.parent_at != u32::MAX).then(|| {
-            let at = l.start() + l.parent_at as usize;
+        self.parent_at(i).map(|at| {
+            let at = l.start() + at;
             let len = match l.parent_len {
                 u8::MAX => self.rare(i).map_or(0, |r| r.parent_len as usize),
                 short => short as usize,
@@ -1046,7 +1077,7 @@ fn duplicates(ls: &Links<'_>, names: &Names, out: &mut Vec<TreeFinding>) {
             warning: identical,
             line: l.line(),
             column: 1,
-            fix: identical.then_some(TreeFix::DropCopy { line: l.span() }),
+            fix: identical.then_some(TreeFix::DropCopy { line: ls.span(i) }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
@@ -1280,7 +1311,7 @@ fn server_orphans(
                         r.text
                     ),
                     drop: l.only_block().then(|| DropLine {
-                        line: l.span(),
+                        line: ls.span(i),
                         children: children(l.uuid),
                         parent: l.parent.get().and_then(|p| parent_names.get(&p).cloned()),
                     }),
@@ -1361,18 +1392,22 @@ mod tests {
     }
 
     #[test]
-    fn a_link_costs_eleven_words_of_four_bytes() {
-        assert!(std::mem::size_of::<Link>() <= 44);
+    fn a_link_costs_ten_words_of_four_bytes() {
+        assert!(std::mem::size_of::<Link>() <= 40);
     }
 
     #[test]
-    fn a_line_past_4_gib_a_mid_length_parent_and_a_column_after_other_text_read_back() {
+    fn a_line_past_4_gib_a_mid_length_parent_a_column_after_other_text_and_a_long_line_read_back() {
         let mid = "q".repeat(300);
         let lines = [
             format!(r#"{{"type":"user","uuid":"u1","parentUuid":"{mid}","sessionId":"s"}}"#),
             r#"{"type":"user","note":"é","uuid":"u2","parentUuid":"gone","sessionId":"s"}"#
                 .to_string(),
             r#"{"type":"user","uuid":"u3","parentUuid":"gone","sessionId":"s"}"#.to_string(),
+            format!(
+                r#"{{"type":"user","pad":"{}","uuid":"u4","parentUuid":"u3","sessionId":"s"}}"#,
+                "p".repeat(70_000)
+            ),
         ];
         let mut reader = ChainReader::default();
         let base = (5usize << 32) + 17;
@@ -1391,15 +1426,21 @@ mod tests {
             rare: &reader.rare,
             by_uuid: Vec::new(),
         };
-        assert_eq!(ls.links[0].span(), (base, base + lines[0].len()));
+        assert_eq!(ls.span(0), (base, base + lines[0].len()));
         let at = base + r#"{"type":"user","uuid":"u1","parentUuid":"#.len();
         assert_eq!(ls.parent_span(0), Some((at, at + mid.len() + 2)));
         // The column counts characters; the byte offset does not.
         let byte = lines[1].find("\"gone").unwrap();
         assert_eq!(ls.parent_column(1), byte);
         assert_eq!(ls.parent_column(2), lines[2].find("\"gone").unwrap() + 1);
-        // Only the first two need a part beside their link.
-        assert_eq!(reader.rare.len(), 2);
+        // A line and an offset past 64 KiB.
+        let at = lines[3].find("\"u3").unwrap();
+        let start = base + lines[..3].iter().map(|l| l.len() + 1).sum::<usize>();
+        assert_eq!(ls.span(3), (start, start + lines[3].len()));
+        assert_eq!(ls.parent_span(3), Some((start + at, start + at + 4)));
+        assert_eq!(ls.parent_column(3), at + 1);
+        // Only the first two and the last need a part beside their link.
+        assert_eq!(reader.rare.len(), 3);
     }
 
     /// A root written last, below which `depth` lines were written later, each the child of
