@@ -300,12 +300,12 @@ pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
     if chain.path.is_none() {
         return messages;
     }
-    let lines: Vec<usize> = messages.iter().map(|m| m.pos.line).collect();
+    let lines: Vec<u32> = messages.iter().map(|m| line_number(m.pos.line)).collect();
     let order = path_order(&lines, chain);
     let mut slots: Vec<Option<Message>> = messages.into_iter().map(Some).collect();
     order
         .into_iter()
-        .filter_map(|i| slots[i].take())
+        .filter_map(|i| slots[i as usize].take())
         .map(|mut m| {
             mark_split(&mut m, chain);
             m
@@ -313,28 +313,37 @@ pub fn resumed(messages: Vec<Message>, chain: &chain::Chain) -> Vec<Message> {
         .collect()
 }
 
+/// Line `line` as the chain numbers lines, in 4 bytes (`u32::MAX` past it: a file of 4
+/// billion lines is not read).
+fn line_number(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
 /// The indices of the messages on lines `lines` (in file order) that lie on the path of
-/// `chain`, in the path's order (all of them, in file order, without a path).
-fn path_order(lines: &[usize], chain: &chain::Chain) -> Vec<usize> {
+/// `chain`, in the path's order (all of them, in file order, without a path). Four bytes a
+/// line of the path and eight a message, while it works.
+fn path_order(lines: &[u32], chain: &chain::Chain) -> Vec<u32> {
     let Some(path) = &chain.path else {
-        return (0..lines.len()).collect();
+        return (0..lines.len() as u32).collect();
     };
     // The place of each line on the path, by line number.
-    let mut place = vec![usize::MAX; path.iter().max().map_or(0, |&l| l + 1)];
+    let mut place = vec![u32::MAX; path.iter().max().map_or(0, |&l| l + 1)];
     for (k, &l) in path.iter().enumerate() {
-        place[l] = k;
+        place[l] = k as u32;
     }
-    let mut kept: Vec<(usize, usize)> = lines
+    // The place above the message's index: in the order of places, messages of one line keep
+    // their order.
+    let mut kept: Vec<u64> = lines
         .iter()
         .enumerate()
         .filter_map(|(i, &l)| {
-            let k = *place.get(l)?;
-            (k != usize::MAX).then_some((k, i))
+            let k = *place.get(l as usize)?;
+            (k != u32::MAX).then_some(u64::from(k) << 32 | i as u64)
         })
         .collect();
-    // Stable: messages of one line keep their order.
-    kept.sort_by_key(|&(k, _)| k);
-    kept.into_iter().map(|(_, i)| i).collect()
+    drop(place);
+    kept.sort_unstable();
+    kept.into_iter().map(|k| k as u32).collect()
 }
 
 /// A message on the resumed path: its results say why their call is off the path (TM013),

@@ -27,36 +27,43 @@ use crate::locate::members_by;
 use crate::rules::Rule;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
-/// link costs a few words whatever the file holds (64 bytes).
+/// link costs a few words whatever the file holds (40 bytes). What few links need is kept
+/// beside them (see [`Rare`]); the timestamp of link `i` is timestamp `i` of
+/// [`ChainReader::stamps`].
 #[derive(Debug, Clone)]
 struct Link {
     /// The line number (`u32::MAX` past it: a file of 4 billion lines is not read).
     line: u32,
-    /// Where the line's text starts in the file, and its length (line ending excluded; a
-    /// parsed line is under 4 GiB).
-    start: usize,
-    len: u32,
-    /// Where the `parentUuid` value (a string) starts within the line (`u32::MAX`: it is not
-    /// a string), and its length (`u16::MAX`: see [`Rare::parent_len`]).
-    parent_at: u32,
-    parent_len: u16,
+    /// Where the line's text starts in the file: the low 32 bits here, the next 16 in
+    /// `start_high` (a file under 256 TiB).
+    start: u32,
+    /// The line's length (line ending excluded), when under [`LONG`] (else see [`Rare::len`]).
+    len: u16,
+    /// Where the `parentUuid` value starts within the line, when under [`LONG`] (else see
+    /// [`Rare::parent_at`]); [`NOT_STRING`]: the value is not a string.
+    parent_at: u16,
     uuid: Sym,
     parent: OptSym,
-    /// Column of the `parentUuid` value.
-    parent_column: u32,
-    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`], [`RARE`].
-    flags: u8,
-    /// The `timestamp` (ISO 8601, compared as text), in [`ChainReader::stamps`].
-    timestamp: OptSym,
-    /// The line's bytes, to tell identical copies from conflicting ones.
-    digest: u64,
     /// `message.id` of an assistant line: the lines of one API message share it.
     group: OptSym,
     /// Where the line's ids start in [`ChainReader::ids`] (they end where the next link's
     /// start): the `tool_use` / `server_tool_use` ids of an assistant line, the `tool_result`
     /// ids of a user line.
     ids: u32,
+    /// The line's bytes, to tell identical copies from conflicting ones (a 64-bit hash in two
+    /// halves, so that the link is aligned to 4 bytes).
+    digest: [u32; 2],
+    start_high: u16,
+    /// The length of the `parentUuid` string (`u8::MAX`: see [`Rare::parent_len`]).
+    parent_len: u8,
+    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`], [`RARE`].
+    flags: u8,
 }
+
+/// A [`Link::len`] or [`Link::parent_at`] too large for its field: kept in [`Rare`].
+const LONG: u16 = u16::MAX - 1;
+/// The [`Link::parent_at`] of a `parentUuid` that is not a string.
+const NOT_STRING: u16 = u16::MAX;
 
 /// A sidechain line.
 const SIDECHAIN: u8 = 1;
@@ -72,11 +79,17 @@ const ONLY_BLOCK: u8 = 16;
 const RARE: u8 = 32;
 
 /// What few links have, kept beside them: a `logicalParentUuid` (a compact boundary's), the
-/// length of a `parentUuid` string of [`u16::MAX`] bytes or more.
+/// length of a `parentUuid` string of [`u8::MAX`] bytes or more, the column of a `parentUuid`
+/// value that is not its byte offset plus one (text before it that is not ASCII), the length
+/// of a line and the offset of its `parentUuid` of [`LONG`] bytes or more.
 #[derive(Debug, Clone, Copy)]
 struct Rare {
     logical_parent: OptSym,
     parent_len: u32,
+    len: u32,
+    parent_at: u32,
+    /// 0: the value's offset in the line plus one.
+    parent_column: u32,
 }
 
 impl Link {
@@ -101,9 +114,13 @@ impl Link {
         self.line as usize
     }
 
-    /// Byte span of the line's text in the file.
-    fn span(&self) -> (usize, usize) {
-        (self.start, self.start + self.len as usize)
+    /// Where the line's text starts in the file.
+    fn start(&self) -> usize {
+        (u64::from(self.start_high) << 32 | u64::from(self.start)) as usize
+    }
+
+    fn digest(&self) -> u64 {
+        u64::from(self.digest[0]) << 32 | u64::from(self.digest[1])
     }
 }
 
@@ -364,11 +381,25 @@ impl ChainReader {
                 let (a, b) = tree.span(p);
                 (a as u32, (b - a) as u32)
             });
+        // Only a string's column is reported (a parent that is not one names no line).
+        let parent_column = match parent_node.filter(|_| parent_at != u32::MAX) {
+            Some(p) if column(tree, p) != parent_at as usize + 1 => column(tree, p) as u32,
+            _ => 0,
+        };
+        let len = text.len() as u32;
         let rare = Rare {
             logical_parent,
             parent_len,
+            parent_column,
+            len,
+            parent_at,
         };
-        let is_rare = rare.logical_parent.get().is_some() || parent_len >= u32::from(u16::MAX);
+        let long = |n: u32| n >= u32::from(LONG);
+        let is_rare = rare.logical_parent.get().is_some()
+            || parent_len >= u32::from(u8::MAX)
+            || parent_column != 0
+            || long(len)
+            || (parent_at != u32::MAX && long(parent_at));
         if is_rare {
             self.rare.push((self.links.len() as u32, rare));
         }
@@ -385,15 +416,28 @@ impl ChainReader {
         });
         let is = |on: bool, flag: u8| if on { flag } else { 0 };
         let assistant = ty == Type::Assistant;
+        let digest = digest(text);
+        let start_high = u16::try_from(start >> 32).expect("a file under 256 TiB");
         let mut link = Link {
             line: u32::try_from(number).unwrap_or(u32::MAX),
-            start,
-            len: text.len() as u32,
-            parent_at,
-            parent_len: parent_len.min(u32::from(u16::MAX)) as u16,
+            start: start as u32,
+            len: len.min(u32::from(LONG)) as u16,
+            parent_at: match parent_at {
+                u32::MAX => NOT_STRING,
+                at => at.min(u32::from(LONG)) as u16,
+            },
             uuid,
             parent: OptSym::new(parent),
-            parent_column: parent_node.map_or(1, |p| column(tree, p)) as u32,
+            group: OptSym::new(
+                group
+                    .filter(|_| assistant)
+                    .and_then(|g| fields::text(tree, g))
+                    .map(|g| self.labels.intern(&g)),
+            ),
+            ids: self.ids.len() as u32,
+            digest: [(digest >> 32) as u32, digest as u32],
+            start_high,
+            parent_len: parent_len.min(u32::from(u8::MAX)) as u8,
             flags: is(sidechain, SIDECHAIN)
                 | is(is_message, MESSAGE)
                 | is(assistant, ASSISTANT)
@@ -403,16 +447,14 @@ impl ChainReader {
                     BOUNDARY,
                 )
                 | is(is_rare, RARE),
-            timestamp: OptSym::new(timestamp.and_then(|t| self.stamp(tree, t))),
-            digest: digest(text),
-            group: OptSym::new(
-                group
-                    .filter(|_| assistant)
-                    .and_then(|g| fields::text(tree, g))
-                    .map(|g| self.labels.intern(&g)),
-            ),
-            ids: self.ids.len() as u32,
         };
+        // Timestamp `i` is link `i`'s.
+        match timestamp {
+            Some(t) => self.stamp(tree, t),
+            None => {
+                self.stamps.push_none();
+            }
+        }
         if ty == Type::Other || ty == Type::System {
             self.links.push(link);
             return;
@@ -463,13 +505,16 @@ impl ChainReader {
         self.links.push(link);
     }
 
-    /// Keep the timestamp `node` (`None`: not a string): packed straight from the line when
-    /// written as Claude Code writes one (no escapes then), else decoded first.
-    fn stamp(&mut self, tree: &Tree<'_>, node: NodeId) -> Option<Sym> {
-        match inside(tree, node).and_then(|w| self.stamps.push_packed(w)) {
-            Some(sym) => Some(sym),
-            None => fields::text(tree, node).map(|t| self.stamps.push(&t)),
+    /// Keep the timestamp `node` (none when it is not a string): packed straight from the
+    /// line when written as Claude Code writes one (no escapes then), else decoded first.
+    fn stamp(&mut self, tree: &Tree<'_>, node: NodeId) {
+        if inside(tree, node).is_some_and(|w| self.stamps.push_packed(w).is_some()) {
+            return;
         }
+        match fields::text(tree, node) {
+            Some(t) => self.stamps.push(&t),
+            None => self.stamps.push_none(),
+        };
     }
 
     /// Add the links `later` read from the lines after this reader's (a file read in blocks).
@@ -494,16 +539,12 @@ impl ChainReader {
             rare.logical_parent = OptSym::new(rare.logical_parent.get().map(&mut again));
             self.rare.push((links_before + at, rare));
         }
+        self.stamps.append(&later.stamps);
         for mut link in later.links {
             link.ids += ids_before;
             link.uuid = again(link.uuid);
             link.parent = OptSym::new(link.parent.get().map(&mut again));
             link.group = OptSym::new(link.group.get().map(&mut label));
-            link.timestamp = OptSym::new(
-                link.timestamp
-                    .get()
-                    .map(|t| self.stamps.push(&later.stamps.get(t))),
-            );
             self.links.push(link);
         }
         self.untracked |= later.untracked;
@@ -550,7 +591,7 @@ impl ChainReader {
         }
         let ls = Links {
             links,
-            names: &names,
+            uuids: names.len(),
             labels: &labels,
             ids: &ids,
             servers: &servers,
@@ -561,17 +602,28 @@ impl ChainReader {
         let leaf = newest_descendant(&ls, &stamps, &main, last);
         drop(stamps);
         let mut chain = Chain::default();
-        if let Some(f) = shared_uuid(&ls) {
+        if let Some(f) = shared_uuid(&ls, &names) {
             chain.explanation =
                 "read in file order: the uuids do not identify lines (see TM012)".into();
             chain.findings.push(f);
             return Some(chain);
         }
-        duplicates(&ls, &mut chain.findings);
-        parents(&ls, &main, &mut chain.findings);
+        duplicates(&ls, &names, &mut chain.findings);
+        parents(&ls, &names, &main, &mut chain.findings);
+        // The uuids are written out only in findings from here on: those of the parents a
+        // dropped line's children would take (see `server_orphans`).
+        let parent_names: HashMap<Sym, String> = ls
+            .servers
+            .iter()
+            .filter(|&&(i, _)| links[i as usize].only_block())
+            .filter_map(|&(i, _)| links[i as usize].parent.get())
+            .map(|p| (p, names.get(p).into_owned()))
+            .collect();
+        drop(names);
         let mut seen = vec![false; links.len()];
-        // Link indices, in 4 bytes each.
-        let mut path: Vec<u32> = Vec::new();
+        // Link indices, in 4 bytes each: room for all of them at once, rather than a buffer
+        // that doubles (and holds both copies while it moves).
+        let mut path: Vec<u32> = Vec::with_capacity(main.len());
         let mut at = Some(leaf);
         let mut gaps = 0;
         while let Some(i) = at {
@@ -639,7 +691,7 @@ impl ChainReader {
             }
         );
         split_pairs(&ls, &path, &on_path, &mut chain);
-        server_orphans(&ls, &path, &mut chain.findings);
+        server_orphans(&ls, &parent_names, &path, &mut chain.findings);
         chain.path = Some(path.iter().map(|&i| links[i as usize].line()).collect());
         chain.findings.sort_by_key(|f| (f.line, f.column));
         Some(chain)
@@ -649,10 +701,11 @@ impl ChainReader {
 /// No line (in the vectors indexed by interned string).
 const NO: u32 = u32::MAX;
 
-/// The links of a file with their strings, and the line each uuid names.
+/// The links of a file with their ids, and the line each uuid names.
 struct Links<'r> {
     links: &'r Chunked<Link>,
-    names: &'r Names,
+    /// How many uuids there are (every uuid's number is below this).
+    uuids: usize,
     labels: &'r Names,
     ids: &'r [Sym],
     servers: &'r [(u32, Box<[ServerResult]>)],
@@ -668,10 +721,6 @@ impl Links<'_> {
             NO => None,
             i => Some(i as usize),
         }
-    }
-
-    fn name(&self, sym: Sym) -> Cow<'_, str> {
-        self.names.get(sym)
     }
 
     /// Message id or tool id `sym`.
@@ -713,6 +762,33 @@ impl Links<'_> {
         k.ok().map(|k| &self.rare[k].1)
     }
 
+    /// Byte span of the text of link `i`'s line in the file.
+    fn span(&self, i: usize) -> (usize, usize) {
+        let l = &self.links[i];
+        let len = match l.len {
+            LONG => self.rare(i).map_or(0, |r| r.len as usize),
+            short => short as usize,
+        };
+        (l.start(), l.start() + len)
+    }
+
+    /// Where the `parentUuid` value of link `i` starts within its line, when it is a string.
+    fn parent_at(&self, i: usize) -> Option<usize> {
+        match self.links[i].parent_at {
+            NOT_STRING => None,
+            LONG => self.rare(i).map(|r| r.parent_at as usize),
+            short => Some(short as usize),
+        }
+    }
+
+    /// The column of the `parentUuid` value of link `i` (a string).
+    fn parent_column(&self, i: usize) -> usize {
+        match self.rare(i).map_or(0, |r| r.parent_column) {
+            0 => self.parent_at(i).map_or(0, |at| at + 1),
+            c => c as usize,
+        }
+    }
+
     /// The `logicalParentUuid` of link `i`.
     fn logical_parent(&self, i: usize) -> Option<Sym> {
         self.rare(i).and_then(|r| r.logical_parent.get())
@@ -721,10 +797,10 @@ impl Links<'_> {
     /// Byte span of the `parentUuid` value of link `i` in the file, when it is a string.
     fn parent_span(&self, i: usize) -> Option<(usize, usize)> {
         let l = &self.links[i];
-        (l.parent_at != u32::MAX).then(|| {
-            let at = l.start + l.parent_at as usize;
+        self.parent_at(i).map(|at| {
+            let at = l.start() + at;
             let len = match l.parent_len {
-                u16::MAX => self.rare(i).map_or(0, |r| r.parent_len as usize),
+                u8::MAX => self.rare(i).map_or(0, |r| r.parent_len as usize),
                 short => short as usize,
             };
             (at, at + len)
@@ -745,7 +821,7 @@ impl Links<'_> {
     /// Link indices grouped by a uuid, each group in the order given (`pairs` gives them
     /// twice: once to count, once to place).
     fn group<I: Iterator<Item = (Sym, usize)>>(&self, pairs: impl Fn() -> I) -> Groups {
-        Groups::new(self.names.len(), pairs)
+        Groups::new(self.uuids, pairs)
     }
 }
 
@@ -820,33 +896,63 @@ impl Marks {
 }
 
 /// Where the client starts: from `start`, down to the newest child written after it (by
-/// timestamp), again and again.
+/// timestamp), again and again. The children of a line are found by a scan of the main-chain
+/// links: the file's last line seldom has any, so one or two scans are the rule and no table
+/// by uuid is built; past [`SCANS`] steps the children are grouped once.
 fn newest_descendant(ls: &Links<'_>, stamps: &Stamps, main: &[u32], start: usize) -> usize {
     let links = ls.links;
+    let stamp = |i: usize| stamps.get(i as Sym);
+    // A main-chain line that is the line of its uuid, with parent `uuid`.
+    let child_of = |uuid: Sym, i: usize| {
+        links[i].parent.get() == Some(uuid) && ls.line_of(links[i].uuid) == Some(i)
+    };
+    let newest = |now: &str, children: &mut dyn Iterator<Item = usize>| {
+        children
+            .filter(|&c| stamp(c).is_some_and(|t| *t > *now))
+            .max_by(|&a, &b| stamp(a).cmp(&stamp(b)))
+    };
+    let mut walked = Vec::new();
+    let mut at = start;
+    while walked.len() < SCANS {
+        if walked.contains(&at) {
+            return at;
+        }
+        walked.push(at);
+        let Some(now) = stamp(at) else {
+            return at;
+        };
+        let uuid = links[at].uuid;
+        let mut children = main
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| child_of(uuid, i));
+        match newest(&now, &mut children) {
+            Some(c) => at = c,
+            None => return at,
+        }
+    }
     let children = ls.group(|| {
         main.iter()
             .map(|&i| i as usize)
             .filter(|&i| ls.line_of(links[i].uuid) == Some(i))
             .filter_map(|i| links[i].parent.get().map(|p| (p, i)))
     });
-    let stamp = |i: usize| links[i].timestamp.get().map(|t| stamps.get(t));
     let mut seen = vec![false; links.len()];
     let mut at = start;
     while !std::mem::replace(&mut seen[at], true) {
         let Some(now) = stamp(at) else {
             break;
         };
-        let newer = children
-            .get(links[at].uuid)
-            .filter(|&c| stamp(c).is_some_and(|t| t > now))
-            .max_by(|&a, &b| stamp(a).cmp(&stamp(b)));
-        match newer {
+        match newest(&now, &mut children.get(links[at].uuid)) {
             Some(c) => at = c,
             None => break,
         }
     }
     at
 }
+
+/// The most steps [`newest_descendant`] takes by scanning.
+const SCANS: usize = 16;
 
 /// The lines of one API message are chained one after another, and parallel results each
 /// hang from the line of their own call, so a single parent chain misses some of them; the
@@ -915,13 +1021,27 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
 
 /// One uuid shared by three lines or more with different content: the uuids are not
 /// identifiers (trimmed or redacted), so the tree cannot be read with confidence.
-fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
+fn shared_uuid(ls: &Links<'_>, names: &Names) -> Option<TreeFinding> {
     let links = ls.links;
-    let lines = ls.group(|| links.iter().enumerate().map(|(i, l)| (l.uuid, i)));
-    let (uuid, shared) = (0..ls.names.len() as Sym)
-        .filter(|&k| lines.len(k) >= 3)
-        .map(|k| (k, lines.get(k).collect::<Vec<usize>>()))
-        .filter(|(_, ls)| ls.iter().any(|&l| links[l].digest != links[ls[0]].digest))
+    // The lines of each uuid that more than one line has (the later line of each is the one
+    // `line_of` gives, so the earlier ones are the few that are not).
+    let mut shared: HashMap<Sym, Vec<usize>> = HashMap::new();
+    for (i, l) in links.iter().enumerate() {
+        if ls.line_of(l.uuid) != Some(i) {
+            shared.entry(l.uuid).or_default().push(i);
+        }
+    }
+    let (uuid, shared) = shared
+        .into_iter()
+        .map(|(k, mut lines)| {
+            lines.extend(ls.line_of(k));
+            (k, lines)
+        })
+        .filter(|(_, ls)| ls.len() >= 3)
+        .filter(|(_, ls)| {
+            ls.iter()
+                .any(|&l| links[l].digest() != links[ls[0]].digest())
+        })
         .min_by_key(|(_, ls)| links[ls[0]].line)?;
     Some(TreeFinding {
         rule: Rule::DuplicateUuid,
@@ -931,7 +1051,7 @@ fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
         fix: None,
         message: format!(
             "uuid `{}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
-            ls.name(uuid),
+            names.get(uuid),
             shared.len(),
             links[shared[0]].line()
         ),
@@ -940,9 +1060,9 @@ fn shared_uuid(ls: &Links<'_>) -> Option<TreeFinding> {
 
 /// TM012: lines sharing a uuid. Identical copies collapse (a warning); different content is an
 /// error, since the client keeps only the later line.
-fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
+fn duplicates(ls: &Links<'_>, names: &Names, out: &mut Vec<TreeFinding>) {
     let links = ls.links;
-    let mut first = vec![NO; ls.names.len()];
+    let mut first = vec![NO; ls.uuids];
     for (i, l) in links.iter().enumerate() {
         let f = first[l.uuid as usize];
         if f == NO {
@@ -950,14 +1070,14 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
             continue;
         }
         let earlier = &links[f as usize];
-        let identical = earlier.digest == l.digest;
-        let uuid = ls.name(l.uuid);
+        let identical = earlier.digest() == l.digest();
+        let uuid = names.get(l.uuid);
         out.push(TreeFinding {
             rule: Rule::DuplicateUuid,
             warning: identical,
             line: l.line(),
             column: 1,
-            fix: identical.then_some(TreeFix::DropCopy { line: l.span() }),
+            fix: identical.then_some(TreeFix::DropCopy { line: ls.span(i) }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
@@ -974,20 +1094,20 @@ fn duplicates(ls: &Links<'_>, out: &mut Vec<TreeFinding>) {
 }
 
 /// TM010 (a parent that names no line) and TM011 (cycles and self-parents).
-fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
+fn parents(ls: &Links<'_>, names: &Names, main: &[u32], out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     for (k, &i) in main.iter().enumerate() {
         let l = &links[i as usize];
         let Some(parent) = l.parent.get() else {
             continue;
         };
-        let p = || ls.name(parent);
+        let p = || names.get(parent);
         if parent == l.uuid {
             out.push(TreeFinding {
                 rule: Rule::ParentCycle,
                 warning: true,
                 line: l.line(),
-                column: l.parent_column as usize,
+                column: ls.parent_column(i as usize),
                 fix: None,
                 message: format!(
                     "line is its own parent (parentUuid `{}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail",
@@ -1000,7 +1120,7 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
                 rule: Rule::MissingParent,
                 warning: true,
                 line: l.line(),
-                column: l.parent_column as usize,
+                column: ls.parent_column(i as usize),
                 fix: None,
                 message: format!(
                     "parentUuid `{}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
@@ -1030,11 +1150,11 @@ fn parents(ls: &Links<'_>, main: &[u32], out: &mut Vec<TreeFinding>) {
                         rule: Rule::ParentCycle,
                         warning: true,
                         line: l.line(),
-                        column: l.parent_column as usize,
+                        column: ls.parent_column(first),
                         fix: None,
                         message: format!(
                             "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
-                            l.parent.get().map(|p| ls.name(p)).unwrap_or_default(),
+                            l.parent.get().map(|p| names.get(p)).unwrap_or_default(),
                             cycle.len(),
                             links[back].line()
                         ),
@@ -1144,7 +1264,13 @@ fn lineage(ls: &Links<'_>, b: usize) -> HashSet<usize> {
 
 /// TM014: a server tool result (`web_search_tool_result`, `advisor_tool_result`, …) on the
 /// path whose `server_tool_use` is not on it.
-fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
+/// `parent_names`: the uuid of the parent of each link whose line is one server tool result.
+fn server_orphans(
+    ls: &Links<'_>,
+    parent_names: &HashMap<Sym, String>,
+    path: &[u32],
+    out: &mut Vec<TreeFinding>,
+) {
     let links = ls.links;
     if ls.servers.is_empty() {
         return;
@@ -1185,9 +1311,9 @@ fn server_orphans(ls: &Links<'_>, path: &[u32], out: &mut Vec<TreeFinding>) {
                         r.text
                     ),
                     drop: l.only_block().then(|| DropLine {
-                        line: l.span(),
+                        line: ls.span(i),
                         children: children(l.uuid),
-                        parent: l.parent.get().map(|p| ls.name(p).to_string()),
+                        parent: l.parent.get().and_then(|p| parent_names.get(&p).cloned()),
                     }),
                 }),
                 message: format!(
@@ -1243,14 +1369,17 @@ mod tests {
         let r = &first;
         let ls = Links {
             links: &r.links,
-            names: &r.names,
+            uuids: r.names.len(),
             labels: &r.labels,
             ids: &r.ids,
             servers: &r.servers,
             rare: &r.rare,
             by_uuid: Vec::new(),
         };
-        assert_eq!(ls.logical_parent(0).map(|p| ls.name(p)), Some("u0".into()));
+        assert_eq!(
+            ls.logical_parent(0).map(|p| r.names.get(p)),
+            Some("u0".into())
+        );
         let at = lines[0].len()
             + 1
             + lines[1].find('"').unwrap()
@@ -1263,8 +1392,100 @@ mod tests {
     }
 
     #[test]
-    fn a_link_costs_seven_words() {
-        assert!(std::mem::size_of::<Link>() <= 56);
+    fn a_link_costs_ten_words_of_four_bytes() {
+        assert!(std::mem::size_of::<Link>() <= 40);
+    }
+
+    #[test]
+    fn a_line_past_4_gib_a_mid_length_parent_a_column_after_other_text_and_a_long_line_read_back() {
+        let mid = "q".repeat(300);
+        let lines = [
+            format!(r#"{{"type":"user","uuid":"u1","parentUuid":"{mid}","sessionId":"s"}}"#),
+            r#"{"type":"user","note":"é","uuid":"u2","parentUuid":"gone","sessionId":"s"}"#
+                .to_string(),
+            r#"{"type":"user","uuid":"u3","parentUuid":"gone","sessionId":"s"}"#.to_string(),
+            format!(
+                r#"{{"type":"user","pad":"{}","uuid":"u4","parentUuid":"u3","sessionId":"s"}}"#,
+                "p".repeat(70_000)
+            ),
+        ];
+        let mut reader = ChainReader::default();
+        let base = (5usize << 32) + 17;
+        let mut start = base;
+        for (i, line) in lines.iter().enumerate() {
+            let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
+            reader.parsed(i + 1, start, line.as_bytes(), &tree);
+            start += line.len() + 1;
+        }
+        let ls = Links {
+            links: &reader.links,
+            uuids: reader.names.len(),
+            labels: &reader.labels,
+            ids: &reader.ids,
+            servers: &reader.servers,
+            rare: &reader.rare,
+            by_uuid: Vec::new(),
+        };
+        assert_eq!(ls.span(0), (base, base + lines[0].len()));
+        let at = base + r#"{"type":"user","uuid":"u1","parentUuid":"#.len();
+        assert_eq!(ls.parent_span(0), Some((at, at + mid.len() + 2)));
+        // The column counts characters; the byte offset does not.
+        let byte = lines[1].find("\"gone").unwrap();
+        assert_eq!(ls.parent_column(1), byte);
+        assert_eq!(ls.parent_column(2), lines[2].find("\"gone").unwrap() + 1);
+        // A line and an offset past 64 KiB.
+        let at = lines[3].find("\"u3").unwrap();
+        let start = base + lines[..3].iter().map(|l| l.len() + 1).sum::<usize>();
+        assert_eq!(ls.span(3), (start, start + lines[3].len()));
+        assert_eq!(ls.parent_span(3), Some((start + at, start + at + 4)));
+        assert_eq!(ls.parent_column(3), at + 1);
+        // Only the first two and the last need a part beside their link.
+        assert_eq!(reader.rare.len(), 3);
+    }
+
+    /// A root written last, below which `depth` lines were written later, each the child of
+    /// the one before: the client starts at the deepest.
+    fn late_descendants(depth: usize) -> Chain {
+        let stamp = |k: usize| format!("2026-01-01T00:00:{k:02}.000Z");
+        let mut lines: Vec<String> = (1..=depth)
+            .map(|k| {
+                let parent = if k == 1 { "r".to_string() } else { format!("c{}", k - 1) };
+                format!(
+                    r#"{{"type":"user","uuid":"c{k}","parentUuid":"{parent}","sessionId":"s","timestamp":"{}","message":{{"role":"user","content":"x"}}}}"#,
+                    stamp(k + 1)
+                )
+            })
+            .collect();
+        lines.push(format!(
+            r#"{{"type":"user","uuid":"r","parentUuid":null,"sessionId":"s","timestamp":"{}","message":{{"role":"user","content":"x"}}}}"#,
+            stamp(1)
+        ));
+        let mut reader = ChainReader::default();
+        let mut start = 0;
+        for (i, line) in lines.iter().enumerate() {
+            let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
+            reader.parsed(i + 1, start, line.as_bytes(), &tree);
+            start += line.len() + 1;
+        }
+        reader.finish().expect("a chain")
+    }
+
+    #[test]
+    fn the_newest_descendant_is_found_near_and_far_below_the_last_line() {
+        for depth in [1, 3, SCANS - 1, SCANS, SCANS + 1, 3 * SCANS] {
+            let chain = late_descendants(depth);
+            let mut path: Vec<usize> = (1..=depth).collect();
+            path.insert(0, depth + 1);
+            assert_eq!(chain.path, Some(path), "depth {depth}");
+            assert!(
+                chain.explanation.starts_with(&format!(
+                    "resumed history: the parentUuid chain from line {depth} (the newest line below line {}",
+                    depth + 1
+                )),
+                "{}",
+                chain.explanation
+            );
+        }
     }
 
     #[test]

@@ -103,14 +103,17 @@ impl Held {
     /// The held messages that `chain` resumes, in its order (see [`super::resumed`]); all of
     /// them, in file order, when there is no chain to follow.
     pub fn resumed<'c>(self, chain: Option<&'c Chain>) -> impl Iterator<Item = Message> + 'c {
-        let lines: Vec<usize> = (0..self.at.len()).map(|i| self.line(i)).collect();
         let (order, chain) = match chain {
-            Some(c) if c.path.is_some() => (super::path_order(&lines, c), Some(c)),
-            _ => ((0..lines.len()).collect(), None),
+            Some(c) if c.path.is_some() => {
+                let lines: Vec<u32> = (0..self.at.len())
+                    .map(|i| super::line_number(self.line(i)))
+                    .collect();
+                (super::path_order(&lines, c), Some(c))
+            }
+            _ => ((0..self.at.len() as u32).collect(), None),
         };
-        drop(lines);
         order.into_iter().map(move |i| {
-            let mut m = self.message(i);
+            let mut m = self.message(i as usize);
             if let Some(chain) = chain {
                 super::mark_split(&mut m, chain);
             }

@@ -8,7 +8,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::chunked::{Reader, Records};
+use super::chunked::{Reader, Records, Writer};
 use crate::chunked::Chunked;
 pub(super) use crate::intern::{Interner, Sym};
 
@@ -197,18 +197,43 @@ impl Names {
 }
 
 /// Timestamps, numbered in order (not deduplicated, not looked up: only read back and
-/// compared as text). One written as Claude Code writes it (`2025-11-03T10:00:00.000Z`) is
-/// kept as its 17 digits in 8 bytes, which order as the text does; any other is kept as text.
+/// compared as text; a line without one takes a number too). One written as Claude Code
+/// writes it (`2025-11-03T10:00:00.000Z`) is packed as its 17 digits in one number, which
+/// orders as the text does; any other is kept as text. They are kept in groups of [`GROUP`]:
+/// each a run of variable-length numbers, a packed timestamp written as its difference from
+/// the group's packed one before it (a few bytes: a session's timestamps seldom go far from
+/// one line to the next), so one is read back by reading its group from the start.
 #[derive(Debug, Default)]
 pub(super) struct Stamps {
-    /// Per timestamp: its digits, or (top bit set) the number of its text in `other`.
-    packed: Chunked<u64>,
+    /// Where each full group starts in `records`.
+    groups: Chunked<u64>,
+    records: Records,
+    /// The group being filled.
+    current: Vec<u8>,
+    /// The last packed timestamp of the group being filled (0: none yet).
+    last: u64,
+    /// How many timestamps there are.
+    count: usize,
     other: String,
     ends: Vec<usize>,
 }
 
-/// The top bit of a [`Stamps`] entry: the timestamp is text.
-const TEXT: u64 = 1 << 63;
+/// Timestamps per group of [`Stamps`].
+const GROUP: usize = 32;
+
+/// One timestamp of [`Stamps`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stamp {
+    None,
+    Packed(u64),
+    /// The number of its text.
+    Text(usize),
+}
+
+/// The tags of a [`Stamp`] as written, in its two low bits.
+const TAG_NONE: u64 = 0;
+const TAG_PACKED: u64 = 1;
+const TAG_TEXT: u64 = 2;
 
 /// Where the fixed punctuation of `YYYY-MM-DDTHH:MM:SS.mmmZ` stands.
 const PUNCTUATION: [(usize, u8); 7] = [
@@ -256,33 +281,109 @@ fn unpack(mut n: u64) -> String {
 impl Stamps {
     /// Keep `s`; its number.
     pub(super) fn push(&mut self, s: &str) -> Sym {
-        let sym = Sym::try_from(self.packed.len()).expect("fewer than 2^32 timestamps");
-        let entry = pack(s.as_bytes()).unwrap_or_else(|| {
-            self.other.push_str(s);
-            self.ends.push(self.other.len());
-            TEXT | (self.ends.len() - 1) as u64
-        });
-        self.packed.push(entry);
-        sym
+        let stamp = match pack(s.as_bytes()) {
+            Some(n) => Stamp::Packed(n),
+            None => {
+                self.other.push_str(s);
+                self.ends.push(self.other.len());
+                Stamp::Text(self.ends.len() - 1)
+            }
+        };
+        self.push_stamp(stamp)
+    }
+
+    /// Keep the place of a missing timestamp; its number.
+    pub(super) fn push_none(&mut self) -> Sym {
+        self.push_stamp(Stamp::None)
     }
 
     /// Keep the timestamp written `b` when [`pack`] packs it; its number.
     pub(super) fn push_packed(&mut self, b: &[u8]) -> Option<Sym> {
-        let entry = pack(b)?;
-        let sym = Sym::try_from(self.packed.len()).expect("fewer than 2^32 timestamps");
-        self.packed.push(entry);
-        Some(sym)
+        let n = pack(b)?;
+        Some(self.push_stamp(Stamp::Packed(n)))
     }
 
-    /// The timestamp numbered `sym`, as it was written.
-    pub(super) fn get(&self, sym: Sym) -> Cow<'_, str> {
-        let entry = self.packed[sym as usize];
-        if entry & TEXT == 0 {
-            return Cow::Owned(unpack(entry));
+    fn push_stamp(&mut self, stamp: Stamp) -> Sym {
+        let sym = Sym::try_from(self.count).expect("fewer than 2^32 timestamps");
+        if self.count > 0 && self.count.is_multiple_of(GROUP) {
+            self.groups.push(self.records.push(&self.current));
+            self.current.clear();
+            self.last = 0;
         }
-        let i = (entry & !TEXT) as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        Cow::Borrowed(&self.other[start..self.ends[i]])
+        let entry = match stamp {
+            Stamp::None => TAG_NONE,
+            Stamp::Packed(n) => {
+                // The difference, zigzagged (small either way), above the tag.
+                let d = n.wrapping_sub(self.last) as i64;
+                self.last = n;
+                (((d << 1) ^ (d >> 63)) as u64) << 2 | TAG_PACKED
+            }
+            Stamp::Text(k) => (k as u64) << 2 | TAG_TEXT,
+        };
+        Writer(&mut self.current).uint(entry);
+        self.count += 1;
+        sym
+    }
+
+    /// The timestamps of group `g`, the first `n` of them, to `each`.
+    fn read_group(&self, g: usize, n: usize, mut each: impl FnMut(Stamp)) {
+        let bytes = match self.groups.get(g) {
+            Some(&at) => self.records.from(at),
+            None => &self.current,
+        };
+        let mut r = Reader(bytes);
+        let mut last = 0u64;
+        for _ in 0..n {
+            let entry = r.uint();
+            let payload = entry >> 2;
+            each(match entry & 3 {
+                TAG_PACKED => {
+                    let d = (payload >> 1) as i64 ^ -((payload & 1) as i64);
+                    last = last.wrapping_add(d as u64);
+                    Stamp::Packed(last)
+                }
+                TAG_TEXT => Stamp::Text(payload as usize),
+                _ => Stamp::None,
+            });
+        }
+    }
+
+    /// Timestamp `sym`.
+    fn stamp(&self, sym: Sym) -> Stamp {
+        let i = sym as usize;
+        let mut found = Stamp::None;
+        self.read_group(i / GROUP, i % GROUP + 1, |s| found = s);
+        found
+    }
+
+    /// Add the timestamps of `later` after these, in their order.
+    pub(super) fn append(&mut self, later: &Stamps) {
+        for g in 0..later.count.div_ceil(GROUP) {
+            let n = (later.count - g * GROUP).min(GROUP);
+            let mut stamps = Vec::with_capacity(n);
+            later.read_group(g, n, |s| stamps.push(s));
+            for stamp in stamps {
+                match stamp {
+                    Stamp::Text(k) => self.push(&later.text(k)),
+                    other => self.push_stamp(other),
+                };
+            }
+        }
+    }
+
+    /// The timestamp numbered `sym`, as it was written (`None`: none was).
+    pub(super) fn get(&self, sym: Sym) -> Option<Cow<'_, str>> {
+        match self.stamp(sym) {
+            Stamp::None => None,
+            Stamp::Packed(n) => Some(Cow::Owned(unpack(n))),
+            Stamp::Text(k) => Some(self.text(k)),
+        }
+    }
+
+    /// Text `k`.
+    fn text(&self, k: usize) -> Cow<'_, str> {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] };
+        Cow::Borrowed(&self.other[start..self.ends[k]])
     }
 }
 
@@ -354,7 +455,51 @@ mod tests {
         let mut stamps = Stamps::default();
         let syms: Vec<Sym> = written.iter().map(|s| stamps.push(s)).collect();
         for (s, &sym) in written.iter().zip(&syms) {
-            assert_eq!(stamps.get(sym), *s);
+            assert_eq!(stamps.get(sym).as_deref(), Some(*s));
+        }
+        let none = stamps.push_none();
+        assert_eq!(stamps.get(none), None);
+        let mut joined = Stamps::default();
+        joined.push("t0");
+        joined.append(&stamps);
+        for (k, s) in written.iter().enumerate() {
+            assert_eq!(joined.get(k as Sym + 1).as_deref(), Some(*s));
+        }
+        assert_eq!(joined.get(none + 1), None);
+        // Groups past the first, and differences of every size and sign.
+        let many: Vec<String> = (0..5 * GROUP)
+            .map(|k| match k % 7 {
+                3 => "t".repeat(k % 5),
+                5 => format!("2025-11-03T10:00:00.000Z{k}"),
+                _ => format!(
+                    "{:04}-{:02}-03T{:02}:00:{:02}.{:03}Z",
+                    2025 - (k % 3) * 1000,
+                    k % 13,
+                    k % 24,
+                    k % 60,
+                    k
+                ),
+            })
+            .collect();
+        let mut grouped = Stamps::default();
+        let mut numbers = Vec::new();
+        for (k, s) in many.iter().enumerate() {
+            numbers.push(if k % 11 == 0 {
+                grouped.push_none()
+            } else {
+                grouped.push(s)
+            });
+        }
+        for (k, s) in many.iter().enumerate() {
+            let want = (k % 11 != 0).then_some(s.as_str());
+            assert_eq!(grouped.get(numbers[k]).as_deref(), want, "{k}");
+        }
+        let mut joined = Stamps::default();
+        joined.push_none();
+        joined.append(&grouped);
+        for (k, s) in many.iter().enumerate() {
+            let want = (k % 11 != 0).then_some(s.as_str());
+            assert_eq!(joined.get(numbers[k] + 1).as_deref(), want, "{k}");
         }
         // Packed: 8 bytes each, no text kept.
         assert_eq!(
@@ -363,7 +508,10 @@ mod tests {
         );
         for &a in &syms[..4] {
             for &b in &syms[..4] {
-                let (pa, pb) = (stamps.packed[a as usize], stamps.packed[b as usize]);
+                let (Stamp::Packed(pa), Stamp::Packed(pb)) = (stamps.stamp(a), stamps.stamp(b))
+                else {
+                    panic!("packed");
+                };
                 assert_eq!(pa.cmp(&pb), written[a as usize].cmp(written[b as usize]));
             }
         }
