@@ -437,6 +437,39 @@ fn the_second_reading_parses_only_the_lines_fixes_need() {
     }
 }
 
+/// Found by a generated 9 MB Anthropic messages log (seed exploration, `lint`/`repair` on
+/// random multi-block files): when the file ends with a message whose calls all dangle, the
+/// stream planned each call's placeholder as a group of its own and wrote three user messages,
+/// where the whole-file repair writes one user message holding the three results.
+#[test]
+fn dangling_calls_of_the_last_message_are_answered_in_one_message() {
+    let call = r#"{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"f","input":{}},{"type":"tool_use","id":"toolu_b","name":"f","input":{}},{"type":"tool_use","id":"toolu_c","name":"f","input":{}}]}"#;
+    let user = r#"{"role":"user","content":"go"}"#;
+    let cases = [
+        ("alone.jsonl", format!("{call}\n")),
+        ("after a turn.jsonl", format!("{user}\r\n{call}\r\n")),
+        ("no final newline.jsonl", format!("{user}\n{user}\n{call}")),
+    ];
+    for (name, text) in &cases {
+        let bytes = text.as_bytes();
+        for s in compare_everywhere(name, bytes) {
+            assert_eq!(s.placeholders, 3, "{name}");
+        }
+        let whole = toolmend::repair(
+            name,
+            bytes,
+            &LintOptions::default(),
+            &RepairOptions::default(),
+        );
+        assert_eq!(
+            line_count(&whole.output),
+            line_count(bytes) + 1,
+            "{name}: one message answers the three calls\n{}",
+            String::from_utf8_lossy(&whole.output)
+        );
+    }
+}
+
 #[test]
 fn a_torn_last_line_is_read_again_and_dropped_when_asked() {
     let bytes = chat("ucrucrucrdrucrucrucrt", "\n");

@@ -591,7 +591,11 @@ impl Thread {
             if !self.holds(k) {
                 return Err("the second reading did not keep the messages of a fix".into());
             }
-            reach = reach.max(self.last_needed(k));
+            // At the end of the file the message after the window does not exist, and
+            // `last_needed` stops at the last message, which may be this fix's own: a fix
+            // starting there still joins the group (as in the whole-file repair, where
+            // placeholders for the calls of one message go into one message).
+            reach = reach.max(self.last_needed(k)).max(self.pending[k].hi + 1);
         }
         Ok((!self.pending.is_empty()).then_some(self.pending.len()))
     }
