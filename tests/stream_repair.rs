@@ -470,6 +470,63 @@ fn dangling_calls_of_the_last_message_are_answered_in_one_message() {
     }
 }
 
+/// Found by seed exploration on generated logs mixing dialects: a file holding a conversation
+/// toolmend cannot read (TM009: Kimi Code events) and another with a dangling call was left
+/// whole by the streamed repair, while the whole-file repair leaves only the unread
+/// conversation alone and repairs the other (docs/verdicts.md: such a conversation is left byte
+/// for byte). Conversations held by one line, and a Claude Code sidechain followed by such a
+/// line (read as the main thread).
+#[test]
+fn a_conversation_toolmend_cannot_read_leaves_the_others_repaired() {
+    let event = r#"{"type":"tool.result","time":1.5,"turnId":"t_01","toolCallId":"Shell:0","result":{"output":"14","isError":false}}"#;
+    let conversations = format!(
+        "{{\"messages\":[{{\"role\":\"user\",\"content\":\"x\"}},{event}]}}\n{}\n",
+        r#"{"messages":[{"role":"user","content":"y"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#
+    );
+    let line = |uuid: &str, parent: &str, ty: &str, content: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":true,"type":"{ty}","message":{{"role":"{ty}","content":{content}}},"uuid":"{uuid}","sessionId":"s-1","timestamp":"2026-01-01T00:00:00.000Z"}}"#
+        )
+    };
+    let session = [
+        line(
+            "00000000-0000-4000-8000-000000000001",
+            "null",
+            "user",
+            r#""go""#,
+        ),
+        line(
+            "00000000-0000-4000-8000-000000000002",
+            r#""00000000-0000-4000-8000-000000000001""#,
+            "assistant",
+            r#"[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}}]"#,
+        ),
+        event.to_string(),
+    ]
+    .join("\n")
+        + "\n";
+    for (name, text) in [
+        ("conversations.jsonl", conversations),
+        ("session.jsonl", session),
+    ] {
+        let bytes = text.as_bytes();
+        let findings = toolmend::analyse(name, bytes, &LintOptions::default()).findings(name);
+        assert!(findings.iter().any(|f| f.code == "TM009"), "{name}");
+        let s = compared(
+            name,
+            bytes,
+            &LintOptions::default(),
+            &RepairOptions::default(),
+        )
+        .unwrap_or_else(|why| panic!("{name}: not streamed: {why}"));
+        assert_eq!(s.placeholders, 1, "{name}");
+        assert!(
+            s.refused.is_some(),
+            "{name}: the unread conversation is still named"
+        );
+    }
+}
+
 #[test]
 fn a_torn_last_line_is_read_again_and_dropped_when_asked() {
     let bytes = chat("ucrucrucrdrucrucrucrt", "\n");

@@ -172,7 +172,9 @@ fn repair_lines(
             .findings
             .iter()
             .any(|f| f.message.starts_with(TORN_FINAL_LINE));
-    if done.refused.is_some() || !(fixes || !report.line_fixes.is_empty() || torn) {
+    // A conversation toolmend cannot read (TM009) is read-only; the others are repaired, as
+    // in the whole-file repair.
+    if !(fixes || !report.line_fixes.is_empty() || torn) {
         // Nothing to change: the output is the input.
         if let Some(out) = out {
             io::copy(&mut open()?, out)?;
