@@ -162,3 +162,46 @@ fn an_early_copy_of_an_answered_result_is_not_moved() {
     assert!(f[0].message.contains("answers no call"), "{}", f[0].message);
     assert!(!repair(bytes, &a).changed);
 }
+
+/// Found by seed exploration on generated Codex rollouts: an output written before its call,
+/// when a later call of the same run reuses the call's id, was moved after the run's last
+/// output, where it answers the later call; the earlier call then dangled and a second repair
+/// inserted a placeholder for it. The output now goes right after its call, as a placeholder
+/// does in that case, and the repair is a fixed point (Codex rollout lines and a Responses
+/// item list).
+#[test]
+fn an_early_output_moves_before_a_later_call_that_reuses_its_id() {
+    let line = |payload: &str| {
+        format!(
+            r#"{{"timestamp":"2026-03-01T09:00:02.000Z","type":"response_item","payload":{payload}}}"#
+        )
+    };
+    let early = r#"{"type":"function_call_output","call_id":"c1","output":"early"}"#;
+    let call = r#"{"type":"function_call","name":"f","arguments":"{}","call_id":"c1"}"#;
+    let other = r#"{"type":"function_call_output","call_id":"c2","output":"done"}"#;
+    let rollout = [early, call, call, other].map(line).join("\n") + "\n";
+    let items = format!("[{early},\n{call},\n{call},\n{other}]\n");
+    let cases = [
+        (
+            "rollout.jsonl",
+            rollout,
+            format!("{}\n{}\n", line(call), line(early)),
+        ),
+        ("items.json", items, format!("{call},\n{early},\n")),
+    ];
+    for (name, bytes, moved) in cases {
+        let a = analyse(name, bytes.as_bytes());
+        let r = repair(bytes.as_bytes(), &a);
+        let text = String::from_utf8_lossy(&r.output);
+        assert!(r.changed, "{name}");
+        assert!(
+            text.contains(&moved),
+            "{name}: not moved next to its call\n{text}"
+        );
+        let again = repair(&r.output, &analyse(name, &r.output));
+        assert!(
+            !again.changed,
+            "{name}: a second repair changed more\n{text}"
+        );
+    }
+}

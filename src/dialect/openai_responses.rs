@@ -306,10 +306,7 @@ pub(crate) fn insert_outputs(
     let mut edits = Vec::new();
     for call in calls {
         let holder = cx.conv.messages.get(call.holder)?;
-        let reused = cx.conv.messages[call.holder + 1..=cx.anchor.index.max(call.holder)]
-            .iter()
-            .flat_map(|m| &m.calls)
-            .any(|c| !c.server && c.id.is_some() && c.id == call.call.id);
+        let reused = cx.reused_before_anchor(call.holder, &call.call);
         let anchor = if reused { holder } else { cx.anchor };
         edits.push(cx.insert_after(anchor, &[d.placeholder(cx, call)?]));
     }

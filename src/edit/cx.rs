@@ -37,6 +37,16 @@ impl<'a> RepairCx<'a> {
         parse(self.bytes(msg)).ok()
     }
 
+    /// Does a call after message `holder`, up to the anchor (a later call of the same run),
+    /// reuse `call`'s id? A result for `call` then goes right after `holder`, so that it
+    /// answers `call` and not the later one.
+    pub fn reused_before_anchor(&self, holder: usize, call: &Call) -> bool {
+        self.conv.messages[holder + 1..=self.anchor.index.max(holder)]
+            .iter()
+            .flat_map(|m| &m.calls)
+            .any(|c| !c.server && c.id.is_some() && c.id == call.id)
+    }
+
     /// The placeholder text for a call, from the template (`{id}`, `{name}`).
     pub fn text(&self, call: &Call) -> String {
         self.options

@@ -81,7 +81,9 @@ pub(super) fn repair(
         .into_iter()
         .filter(|f| acts_on_tree(f, options))
         .collect();
-    if done.refused.is_some() || (fixes.is_empty() && tree.is_empty() && torn_line.is_none()) {
+    // A conversation toolmend cannot read (TM009) is read-only; the others are repaired, as
+    // in the whole-file repair.
+    if fixes.is_empty() && tree.is_empty() && torn_line.is_none() {
         // Nothing to change: the output is the input.
         if let Some(out) = out {
             io::copy(&mut open()?, out)?;

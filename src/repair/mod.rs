@@ -645,7 +645,11 @@ impl<'a> Planner<'a, '_> {
                 }
                 continue;
             }
-            let cx = self.cx_for(call.message);
+            let mut cx = self.cx_for(call.message);
+            if cx.reused_before_anchor(call.holder, &call.call) {
+                // As for a placeholder: after the run, the result would answer the later call.
+                cx = self.cx_at(call.message, call.holder);
+            }
             if cx.anchor.index != msg.index {
                 self.add(
                     vec![cx.delete(msg), cx.copy_after(cx.anchor, msg)],

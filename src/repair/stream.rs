@@ -172,7 +172,9 @@ fn repair_lines(
             .findings
             .iter()
             .any(|f| f.message.starts_with(TORN_FINAL_LINE));
-    if done.refused.is_some() || !(fixes || !report.line_fixes.is_empty() || torn) {
+    // A conversation toolmend cannot read (TM009) is read-only; the others are repaired, as
+    // in the whole-file repair.
+    if !(fixes || !report.line_fixes.is_empty() || torn) {
         // Nothing to change: the output is the input.
         if let Some(out) = out {
             io::copy(&mut open()?, out)?;
@@ -591,7 +593,11 @@ impl Thread {
             if !self.holds(k) {
                 return Err("the second reading did not keep the messages of a fix".into());
             }
-            reach = reach.max(self.last_needed(k));
+            // At the end of the file the message after the window does not exist, and
+            // `last_needed` stops at the last message, which may be this fix's own: a fix
+            // starting there still joins the group (as in the whole-file repair, where
+            // placeholders for the calls of one message go into one message).
+            reach = reach.max(self.last_needed(k)).max(self.pending[k].hi + 1);
         }
         Ok((!self.pending.is_empty()).then_some(self.pending.len()))
     }
