@@ -504,3 +504,64 @@ fn the_mirrored_result_line_is_the_whole_file_repairs_or_the_stream_refuses() {
         }
     }
 }
+
+/// Found by seed exploration (generated sessions): one assistant line with an unanswered call
+/// written three times under one uuid with different content (TM012: the uuids do not
+/// identify lines), and a user line hanging from that uuid. The whole-file repair reads such
+/// a file in file order and relinks the child to the placeholder after the first copy; the
+/// stream kept the old parent. The stream now leaves such a file to the whole-file repair.
+#[test]
+fn lines_of_different_content_sharing_a_uuid_are_repaired_whole() {
+    let line = |uuid: &str, parent: &str, ty: &str, content: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"type":"{ty}","message":{{"role":"{ty}","content":{content}}},"uuid":"{uuid}","sessionId":"s-1","timestamp":"2026-01-01T00:00:00.000Z"}}"#
+        )
+    };
+    let root = "00000000-0000-4000-8000-000000000001";
+    let call = "00000000-0000-4000-8000-00000000000d";
+    let quoted = |u: &str| format!("\"{u}\"");
+    let tool_use = |cmd: &str| {
+        format!(
+            r#"[{{"type":"tool_use","id":"toolu_1","name":"Bash","input":{{"command":"{cmd}"}}}}]"#
+        )
+    };
+    let session = [
+        line(root, "null", "user", r#""go""#),
+        line(call, &quoted(root), "assistant", &tool_use("ls")),
+        line(call, &quoted(root), "assistant", &tool_use("pwd")),
+        line(
+            "00000000-0000-4000-8000-00000000000e",
+            &quoted(call),
+            "user",
+            r#""next""#,
+        ),
+        line(call, &quoted(root), "assistant", &tool_use("id")),
+    ]
+    .join("\n")
+        + "\n";
+    let bytes = session.as_bytes();
+    let name = "shared-uuid.jsonl";
+    let findings = toolmend::analyse(name, bytes, &LintOptions::default()).findings(name);
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.code == "TM012" && f.message.contains("different content")),
+        "{findings:?}"
+    );
+    let whole = toolmend::repair(
+        name,
+        bytes,
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    );
+    assert!(whole.placeholders > 0);
+    match compared(
+        name,
+        bytes,
+        &LintOptions::default(),
+        &RepairOptions::default(),
+    ) {
+        Ok(s) => panic!("streamed: {s:?}"),
+        Err(why) => assert!(why.contains("share a uuid"), "{why}"),
+    }
+}

@@ -32,6 +32,7 @@ use crate::json::{J, Style, parse};
 use crate::lint::LintOptions;
 use crate::model::{Container, Conversation, Message};
 use crate::read::TORN_FINAL_LINE;
+use crate::rules::{Rule, Severity};
 use crate::stream::StreamReport;
 use crate::target;
 
@@ -58,7 +59,7 @@ pub(super) fn repair(
     let refused = report
         .findings
         .iter()
-        .find(|f| f.rule == crate::rules::Rule::UnrecognizedLog)
+        .find(|f| f.rule == Rule::UnrecognizedLog)
         .map(|f| f.message.clone());
     let mut done = Streamed {
         findings: report.findings.len(),
@@ -68,6 +69,15 @@ pub(super) fn repair(
     };
     if !report.line_fixes.is_empty() {
         return whole("some conversations are held by one line");
+    }
+    // Lines of different content under one uuid (TM012 errors) leave which line a child hangs
+    // from to the file order the whole-file repair reads; the stream does not relink them.
+    if report
+        .findings
+        .iter()
+        .any(|f| f.rule == Rule::DuplicateUuid && f.severity == Severity::Error)
+    {
+        return whole("lines of different content share a uuid");
     }
     let torn_line = report
         .findings
