@@ -348,3 +348,30 @@ fn a_tool_key_the_dialect_reads_is_no_finding() {
     let got = code_line_ids_for("c.json", chat, None);
     assert_eq!(got, ["TM009@2:-"]);
 }
+
+/// A file holding a conversation toolmend cannot read (TM009) and a broken one: the broken one
+/// is repaired, the other left byte for byte, and `repair` says the file was partly repaired
+/// (it said "not repaired", which the changed file belied), streamed or read whole.
+#[test]
+fn a_partly_repaired_file_is_called_partly_repaired() {
+    let unread = r#"{"messages":[{"role":"user","content":"x"},{"type":"tool.result","time":1.5,"turnId":"t_01","toolCallId":"Shell:0","result":{"output":"14","isError":false}}]}"#;
+    let broken = r#"{"messages":[{"role":"user","content":"y"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("two.jsonl");
+    std::fs::write(&lines, format!("{unread}\n{broken}\n")).unwrap();
+    let document = dir.path().join("two.json");
+    std::fs::write(&document, format!("[{unread},\n{broken}]\n")).unwrap();
+    for file in [&lines, &document] {
+        let (code, stdout, stderr) = out(&run(&["repair", &file.to_string_lossy()]));
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains(unread), "{stdout}");
+        assert!(stdout.contains(r#""tool_call_id":"a""#), "{stdout}");
+        assert!(
+            stderr.contains(
+                ": partly repaired; what toolmend cannot read is left byte for byte as it is: "
+            ),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("not repaired"), "{stderr}");
+    }
+}

@@ -614,8 +614,14 @@ fn report(
 ) {
     let name = toolmend::render::escape_control(name);
     if let Some(why) = refused {
+        // Other conversations of the file may still have been repaired.
+        let what = if repaired.changed {
+            "partly repaired; what toolmend cannot read is left byte for byte as it is"
+        } else {
+            "not repaired (left byte for byte as it is)"
+        };
         said.line(format_args!(
-            "{name}: not repaired (left byte for byte as it is): {}",
+            "{name}: {what}: {}",
             toolmend::render::escape_control(why)
         ));
     }
