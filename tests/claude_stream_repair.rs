@@ -525,7 +525,7 @@ fn lines_of_different_content_sharing_a_uuid_are_repaired_whole() {
             r#"[{{"type":"tool_use","id":"toolu_1","name":"Bash","input":{{"command":"{cmd}"}}}}]"#
         )
     };
-    let session = [
+    let mut lines = vec![
         line(root, "null", "user", r#""go""#),
         line(call, &quoted(root), "assistant", &tool_use("ls")),
         line(call, &quoted(root), "assistant", &tool_use("pwd")),
@@ -535,17 +535,23 @@ fn lines_of_different_content_sharing_a_uuid_are_repaired_whole() {
             "user",
             r#""next""#,
         ),
-        line(call, &quoted(root), "assistant", &tool_use("id")),
-    ]
-    .join("\n")
-        + "\n";
+    ];
+    // Two lines under one uuid: the client keeps the later one, and the stream reads the
+    // tree as the whole-file repair does.
+    let two = lines.join("\n") + "\n";
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let streamed = compared("two.jsonl", two.as_bytes(), &lint, &options);
+    assert!(streamed.is_ok(), "{streamed:?}");
+    // Three: the file is read in file order, and repaired whole.
+    lines.push(line(call, &quoted(root), "assistant", &tool_use("id")));
+    let session = lines.join("\n") + "\n";
     let bytes = session.as_bytes();
     let name = "shared-uuid.jsonl";
     let findings = toolmend::analyse(name, bytes, &LintOptions::default()).findings(name);
     assert!(
         findings
             .iter()
-            .any(|f| f.code == "TM012" && f.message.contains("different content")),
+            .any(|f| f.code == "TM012" && f.message.contains("do not identify lines")),
         "{findings:?}"
     );
     let whole = toolmend::repair(
@@ -562,6 +568,6 @@ fn lines_of_different_content_sharing_a_uuid_are_repaired_whole() {
         &RepairOptions::default(),
     ) {
         Ok(s) => panic!("streamed: {s:?}"),
-        Err(why) => assert!(why.contains("share a uuid"), "{why}"),
+        Err(why) => assert!(why.contains("read in file order"), "{why}"),
     }
 }

@@ -26,13 +26,14 @@ use memchr::memmem;
 
 use crate::analysis::{CallAt, Defect};
 use crate::dialect::{Brief, ClaudeCode, Dialect, ReadCx, TreeFix};
-use crate::dialect::{Cursor, derive_uuid, is_result_line, parent_link};
+
+use crate::dialect::{Cursor, UUIDS_NOT_IDENTIFIERS, derive_uuid, is_result_line, parent_link};
 use crate::edit::{EditSet, RepairOptions};
 use crate::json::{J, Style, parse};
 use crate::lint::LintOptions;
 use crate::model::{Container, Conversation, Message};
 use crate::read::TORN_FINAL_LINE;
-use crate::rules::{Rule, Severity};
+use crate::rules::Rule;
 use crate::stream::StreamReport;
 use crate::target;
 
@@ -70,14 +71,15 @@ pub(super) fn repair(
     if !report.line_fixes.is_empty() {
         return whole("some conversations are held by one line");
     }
-    // Lines of different content under one uuid (TM012 errors) leave which line a child hangs
-    // from to the file order the whole-file repair reads; the stream does not relink them.
+    // A uuid shared by three lines or more with different content (TM012): the whole-file
+    // repair reads such a file in file order, which decides the line a child hangs from; the
+    // stream does not relink them.
     if report
         .findings
         .iter()
-        .any(|f| f.rule == Rule::DuplicateUuid && f.severity == Severity::Error)
+        .any(|f| f.rule == Rule::DuplicateUuid && f.message.contains(UUIDS_NOT_IDENTIFIERS))
     {
-        return whole("lines of different content share a uuid");
+        return whole("lines of different content share a uuid: read in file order");
     }
     let torn_line = report
         .findings

@@ -1019,6 +1019,10 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
     out
 }
 
+/// What the TM012 finding of [`shared_uuid`] says: the file is read in file order, not as a
+/// tree (a streamed repair leaves such a file to the whole-file repair).
+pub(crate) const UUIDS_NOT_IDENTIFIERS: &str = "the uuids do not identify lines";
+
 /// One uuid shared by three lines or more with different content: the uuids are not
 /// identifiers (trimmed or redacted), so the tree cannot be read with confidence.
 fn shared_uuid(ls: &Links<'_>, names: &Names) -> Option<TreeFinding> {
@@ -1050,7 +1054,7 @@ fn shared_uuid(ls: &Links<'_>, names: &Names) -> Option<TreeFinding> {
         column: 1,
         fix: None,
         message: format!(
-            "uuid `{}` is shared by {} lines with different content (first on line {}): the uuids do not identify lines (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
+            "uuid `{}` is shared by {} lines with different content (first on line {}): {UUIDS_NOT_IDENTIFIERS} (trimmed or redacted?), so Claude Code cannot rebuild this history; toolmend reads the file in file order and does not check its tree",
             names.get(uuid),
             shared.len(),
             links[shared[0]].line()
