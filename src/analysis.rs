@@ -661,8 +661,6 @@ impl<'m> SeenIds<'m> {
     }
 }
 
-/// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only
-/// what is open or pending).
 /// Whether two of `calls` have the same non-empty id (a long list is taken to: it is then
 /// walked as [`Walker::push`] walks it).
 fn repeats_an_id(calls: &[Call]) -> bool {
@@ -680,6 +678,8 @@ fn repeats_an_id(calls: &[Call]) -> bool {
         .any(|(k, id)| ids().skip(k + 1).any(|other| other == id))
 }
 
+/// Pop the front of the queue of `id`, dropping the entry once empty (so the maps hold only
+/// what is open or pending).
 fn take_front<T>(map: &mut IdMap<VecDeque<T>>, id: &str) -> Option<T> {
     let queue = map.get_mut(id)?;
     let front = queue.pop_front();
