@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::analysis::{self, WalkOptions, Walker};
-use crate::dialect::{Brief, ChainReader, ClaudeCode, Dialect, Held, TreeFix};
+use crate::dialect::{Brief, ChainReader, ClaudeCode, Dialect, Held, LinkDrafts, TreeFix};
 use crate::finding::Finding;
 use crate::json::NodeBuf;
 use crate::lint::{
@@ -332,9 +332,10 @@ fn each_line(
 /// prepared a chunk at a time, on every thread, and taken in chunks as soon as they are ready.
 const CHUNK_LINES: usize = 64;
 
-/// The lines of a chunk, prepared, the links they hold, and the walks of the conversations
-/// each line holds.
-type Part<'t> = (Vec<Prepared<'t>>, ChainReader, Vec<Vec<Walked>>);
+/// The lines of a chunk, prepared, the Claude Code links they hold (drafted: their strings are
+/// numbered when the chunk is taken, in file order), and the walks of the conversations each
+/// line holds.
+type Part<'t> = (Vec<Prepared<'t>>, LinkDrafts, Vec<Vec<Walked>>);
 
 /// Prepare the lines of `block` on every thread (a block read before the dialect is chosen is
 /// read as the dialect its first claimed line names), and take them in order, into `taken`
@@ -358,7 +359,7 @@ fn take_block(
     spare.clear();
     // Prepare the lines `first..` whose node buffers are `bufs`.
     let prepare_part = |first: usize, bufs: &mut [NodeBuf]| -> Part<'_> {
-        let mut links = ChainReader::default();
+        let mut links = LinkDrafts::default();
         let mut walked = Vec::with_capacity(bufs.len());
         let prepared = bufs
             .iter_mut()
@@ -366,7 +367,7 @@ fn take_block(
             .map(|(k, buf)| {
                 let mut prepared = prepare(options, known, &block.line(first + k), buf);
                 if known.needs_links() {
-                    prepared.link(&mut links);
+                    prepared.draft_link(&mut links);
                 }
                 let convs = prepared.take_conversations();
                 walked.push(
@@ -381,7 +382,7 @@ fn take_block(
         (prepared, links, walked)
     };
     let mut line = 0;
-    let mut take_part = |(prepared, links, walked): Part<'_>, taken: &mut Taken| {
+    let mut take_part = |(prepared, mut links, walked): Part<'_>, taken: &mut Taken| {
         for (p, walked) in prepared.into_iter().zip(walked) {
             let first = lines.conversations_taken();
             if let Some(buf) = lines.take(p, taken) {
@@ -392,7 +393,7 @@ fn take_block(
             }
             line += 1;
         }
-        chain.append(links);
+        chain.take(&mut links);
     };
     if known.dialect.is_none() {
         let mut parts: Vec<Part<'_>> = bufs

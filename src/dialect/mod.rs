@@ -34,7 +34,7 @@ use crate::model::{Conversation, Message, Pos, Span};
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
 pub(crate) use claude_code::chain::UUIDS_NOT_IDENTIFIERS;
-pub use claude_code::chain::{Chain, ChainReader, DropLine, TreeFinding, TreeFix};
+pub use claude_code::chain::{Chain, ChainReader, DropLine, LinkDrafts, TreeFinding, TreeFix};
 pub use claude_code::{Brief, ClaudeCode, Held, resumed};
 pub(crate) use claude_code::{derive_uuid, is_result_line, parent_link};
 pub use claude_stream::ClaudeStream;
