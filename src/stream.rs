@@ -245,8 +245,7 @@ const BLOCK_BYTES: usize = 256 << 10;
 /// Read the lines of `reader` in blocks: each block's lines are prepared in parallel and taken in
 /// order (the dialect choice, threads, record logs), while the walks take the block before and
 /// this thread reads the block after, so reading the file is not a step of its own. A stream of
-/// one block is read line by line, as is the rest of a stream once its dialect turns out to be
-/// one not worth reading in parallel. Memory holds three blocks and what two of them read.
+/// one block is read line by line. Memory holds three blocks and what two of them read.
 fn in_blocks<R: Read>(
     reader: R,
     options: &ReadOptions,
@@ -285,23 +284,6 @@ fn in_blocks<R: Read>(
         match read? {
             Some(after) => block = after,
             None => break,
-        }
-        if lines
-            .known()
-            .dialect
-            .is_some_and(|d| !d.reads_in_parallel())
-        {
-            // The rest is read line by line, as with one thread.
-            taken.replay(sink);
-            loop {
-                each_line(&block, lines, chain, sink);
-                let next = blocks.next_block()?;
-                blocks.recycle(block);
-                match next {
-                    Some(after) => block = after,
-                    None => return Ok(()),
-                }
-            }
         }
     }
     taken.replay(sink);

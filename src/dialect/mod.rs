@@ -200,13 +200,6 @@ pub trait Dialect: Sync {
         !self.record_log()
     }
 
-    /// Whether a big JSON Lines file in this dialect is worth parsing on every thread once the
-    /// dialect is known. `false` where each line's share of the work that stays on one thread
-    /// (taking it in order) costs about what parsing it does, so the pool only adds CPU time.
-    fn reads_in_parallel(&self) -> bool {
-        true
-    }
-
     /// Whether the lines of a JSON Lines file are a log of record updates (Gemini CLI's
     /// recordings), to be replayed with [`Dialect::record_op`] before the walk.
     fn record_log(&self) -> bool {
