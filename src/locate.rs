@@ -101,12 +101,7 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
         return false;
     }
     // Most messages start with their `role`: then nothing else is needed.
-    if tree
-        .children(node)
-        .next()
-        .and_then(|first| tree.key_raw(first))
-        .is_some_and(|(key, _)| key == b"role")
-    {
+    if role_first(tree, node) {
         return true;
     }
     let [
@@ -147,6 +142,14 @@ pub fn looks_like_message(tree: &Tree<'_>, node: NodeId) -> bool {
         || lc.is_some()
         || (ty.is_some()
             && (content.is_some() || data.is_some() || call_id.is_some() || summary.is_some()))
+}
+
+/// Does the object `node`'s first member name its `role`?
+fn role_first(tree: &Tree<'_>, node: NodeId) -> bool {
+    tree.children(node)
+        .next()
+        .and_then(|first| tree.key_raw(first))
+        .is_some_and(|(key, _)| key == b"role")
 }
 
 /// The keys of which one, with `source`, makes an OpenHands event.
@@ -243,7 +246,13 @@ fn envelope_path(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<Envelope
 pub fn is_conversation(tree: &Tree<'_>, node: NodeId) -> bool {
     match tree.kind(node) {
         Kind::Array => true,
-        Kind::Object => !looks_like_message(tree, node) && envelope_path(tree, node, 0).is_some(),
+        // The cheapest test first: a message starting with its role is none; then the
+        // envelope, which most other lines (a Claude Code session's) lack.
+        Kind::Object => {
+            !role_first(tree, node)
+                && envelope_path(tree, node, 0).is_some()
+                && !looks_like_message(tree, node)
+        }
         _ => false,
     }
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::analysis::{self, WalkOptions, Walker};
-use crate::dialect::{Brief, ChainReader, ClaudeCode, Dialect, Held, TreeFix};
+use crate::dialect::{Brief, ChainReader, ClaudeCode, Dialect, Held, LinkDrafts, TreeFix};
 use crate::finding::Finding;
 use crate::json::NodeBuf;
 use crate::lint::{
@@ -245,8 +245,7 @@ const BLOCK_BYTES: usize = 256 << 10;
 /// Read the lines of `reader` in blocks: each block's lines are prepared in parallel and taken in
 /// order (the dialect choice, threads, record logs), while the walks take the block before and
 /// this thread reads the block after, so reading the file is not a step of its own. A stream of
-/// one block is read line by line, as is the rest of a stream once its dialect turns out to be
-/// one not worth reading in parallel. Memory holds three blocks and what two of them read.
+/// one block is read line by line. Memory holds three blocks and what two of them read.
 fn in_blocks<R: Read>(
     reader: R,
     options: &ReadOptions,
@@ -286,23 +285,6 @@ fn in_blocks<R: Read>(
             Some(after) => block = after,
             None => break,
         }
-        if lines
-            .known()
-            .dialect
-            .is_some_and(|d| !d.reads_in_parallel())
-        {
-            // The rest is read line by line, as with one thread.
-            taken.replay(sink);
-            loop {
-                each_line(&block, lines, chain, sink);
-                let next = blocks.next_block()?;
-                blocks.recycle(block);
-                match next {
-                    Some(after) => block = after,
-                    None => return Ok(()),
-                }
-            }
-        }
     }
     taken.replay(sink);
     Ok(())
@@ -332,9 +314,10 @@ fn each_line(
 /// prepared a chunk at a time, on every thread, and taken in chunks as soon as they are ready.
 const CHUNK_LINES: usize = 64;
 
-/// The lines of a chunk, prepared, the links they hold, and the walks of the conversations
-/// each line holds.
-type Part<'t> = (Vec<Prepared<'t>>, ChainReader, Vec<Vec<Walked>>);
+/// The lines of a chunk, prepared, the Claude Code links they hold (drafted: their strings are
+/// numbered when the chunk is taken, in file order), and the walks of the conversations each
+/// line holds.
+type Part<'t> = (Vec<Prepared<'t>>, LinkDrafts, Vec<Vec<Walked>>);
 
 /// Prepare the lines of `block` on every thread (a block read before the dialect is chosen is
 /// read as the dialect its first claimed line names), and take them in order, into `taken`
@@ -358,7 +341,7 @@ fn take_block(
     spare.clear();
     // Prepare the lines `first..` whose node buffers are `bufs`.
     let prepare_part = |first: usize, bufs: &mut [NodeBuf]| -> Part<'_> {
-        let mut links = ChainReader::default();
+        let mut links = LinkDrafts::default();
         let mut walked = Vec::with_capacity(bufs.len());
         let prepared = bufs
             .iter_mut()
@@ -366,7 +349,7 @@ fn take_block(
             .map(|(k, buf)| {
                 let mut prepared = prepare(options, known, &block.line(first + k), buf);
                 if known.needs_links() {
-                    prepared.link(&mut links);
+                    prepared.draft_link(&mut links);
                 }
                 let convs = prepared.take_conversations();
                 walked.push(
@@ -381,7 +364,7 @@ fn take_block(
         (prepared, links, walked)
     };
     let mut line = 0;
-    let mut take_part = |(prepared, links, walked): Part<'_>, taken: &mut Taken| {
+    let mut take_part = |(prepared, mut links, walked): Part<'_>, taken: &mut Taken| {
         for (p, walked) in prepared.into_iter().zip(walked) {
             let first = lines.conversations_taken();
             if let Some(buf) = lines.take(p, taken) {
@@ -392,7 +375,7 @@ fn take_block(
             }
             line += 1;
         }
-        chain.append(links);
+        chain.take(&mut links);
     };
     if known.dialect.is_none() {
         let mut parts: Vec<Part<'_>> = bufs

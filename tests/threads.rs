@@ -213,6 +213,251 @@ fn claude_lines(turns: usize) -> String {
     s
 }
 
+/// A uuid as Claude Code writes one (lowercase, hyphenated), numbered `k`.
+fn uuid(k: usize) -> String {
+    format!(
+        "{:08x}-5e55-4a1b-8c2d-{k:012x}",
+        k.wrapping_mul(2_654_435_761) as u32
+    )
+}
+
+/// Writes the lines of a generated Claude Code session, chaining each main-thread line to
+/// the one before unless told otherwise.
+struct Session {
+    text: String,
+    /// Lines written (uuids are numbered by it).
+    lines: usize,
+    /// The uuid of the last main-thread line, JSON-quoted (`null` at first).
+    last: String,
+}
+
+impl Session {
+    /// Write one line of type `ty` with `uuid` (JSON-quoted) under `parent` (JSON), `extra`
+    /// members (each followed by a comma), `message` (JSON, or none) and line ending `eol`.
+    fn line(&mut self, ty: &str, uuid: &str, parent: &str, extra: &str, message: &str, eol: &str) {
+        self.lines += 1;
+        let n = self.lines;
+        // Timestamps as Claude Code writes them, now and then missing or spelt otherwise.
+        let stamp = match n % 41 {
+            6 => String::new(),
+            8 => format!("\"timestamp\":\"2026-01-01 10:{:02}\",", n % 60),
+            _ => format!(
+                "\"timestamp\":\"2026-01-{:02}T{:02}:{:02}:{:02}.{:03}Z\",",
+                1 + n / 86_400,
+                n / 3_600 % 24,
+                n / 60 % 60,
+                n % 60,
+                n % 1000
+            ),
+        };
+        let message = if message.is_empty() {
+            String::new()
+        } else {
+            format!("\"message\":{message},")
+        };
+        self.text += &format!(
+            "{{\"parentUuid\":{parent},\"isSidechain\":false,\"userType\":\"external\",\"sessionId\":\"5e55-s\",{extra}\"type\":\"{ty}\",{message}{stamp}\"uuid\":{uuid}}}{eol}"
+        );
+    }
+
+    /// A main-thread message line chained to the last one; its uuid.
+    fn next(&mut self, ty: &str, content: &str, id: Option<&str>, eol: &str) -> String {
+        let uuid = format!("\"{}\"", uuid(self.lines + 1));
+        let parent = self.last.clone();
+        let id = id.map(|id| format!("\"id\":\"{id}\",")).unwrap_or_default();
+        let message = format!("{{{id}\"role\":\"{ty}\",\"content\":{content}}}");
+        self.line(ty, &uuid, &parent, "", &message, eol);
+        self.last = uuid.clone();
+        uuid
+    }
+}
+
+/// A Claude Code session as the client writes it, over many blocks: split API messages (one
+/// content block a line, sharing `message.id`) with parallel and unanswered tool uses,
+/// subagent sidechains, /rewind forks whose call is answered on the resumed branch, lines
+/// written twice byte for byte, parents that name no line, a compact boundary, server tool
+/// uses with their results and an orphan one, uuids spelt otherwise (text, capitals, an
+/// escape), CRLF line endings, unclaimed lines before the first message, an overlong line and
+/// a torn final line. With `shared`, one uuid is also taken by three lines of different
+/// content (the file is then read in file order).
+fn claude_session(turns: usize, shared: bool) -> String {
+    let mut s = Session {
+        text: String::new(),
+        lines: 0,
+        last: "null".into(),
+    };
+    s.text += "{\"type\":\"summary\",\"summary\":\"generated\",\"leafUuid\":\"none\"}\n";
+    s.text += "{\"type\":\"file-history-snapshot\",\"messageId\":\"m0\",\"snapshot\":{}}\n";
+    for i in 0..turns {
+        let eol = if i % 5 == 0 { "\r\n" } else { "\n" };
+        let prompt = s.next("user", &format!("\"{FILLER}{i}\""), None, eol);
+        if i % 23 == 7 {
+            // A retry of the turn, abandoned: its call is answered on the resumed branch.
+            let fork = format!("\"{}\"", uuid(s.lines + 1_000_000));
+            let call = format!(
+                "{{\"id\":\"msg_fork{i}\",\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"toolu_fork{i}\",\"name\":\"Bash\",\"input\":{{}}}}]}}"
+            );
+            s.line("assistant", &fork, &prompt, "", &call, "\n");
+        }
+        let msg = format!("msg_{i}");
+        s.next(
+            "assistant",
+            &format!("[{{\"type\":\"text\",\"text\":\"{FILLER}\"}}]"),
+            Some(&msg),
+            "\n",
+        );
+        let calls: Vec<String> = match i % 4 {
+            1 => vec![format!("toolu_{i}a"), format!("toolu_{i}b")],
+            _ => vec![format!("toolu_{i}")],
+        };
+        for id in &calls {
+            s.next(
+                "assistant",
+                &format!(
+                    "[{{\"type\":\"tool_use\",\"id\":\"{id}\",\"name\":\"Read\",\"input\":{{\"file\":\"{FILLER}\"}}}}]"
+                ),
+                Some(&msg),
+                eol,
+            );
+        }
+        if i % 37 == 19 {
+            let server = format!(
+                "[{{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_{i}\",\"name\":\"web_search\",\"input\":{{\"query\":\"q\"}}}},{{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"srvtoolu_{i}\",\"content\":[{{\"title\":\"t\",\"url\":\"https://example.com/{i}\"}}]}}]"
+            );
+            s.next("assistant", &server, Some(&msg), "\n");
+        }
+        if i % 74 == 56 {
+            let orphan = format!(
+                "[{{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"srvtoolu_gone{i}\",\"content\":\"stale\"}}]"
+            );
+            s.next("assistant", &orphan, Some(&msg), "\n");
+        }
+        for (k, id) in calls.iter().enumerate() {
+            if i % 9 == 4 && k == 0 {
+                continue;
+            }
+            s.next(
+                "user",
+                &format!(
+                    "[{{\"type\":\"tool_result\",\"tool_use_id\":\"{id}\",\"content\":\"{FILLER}\"}}]"
+                ),
+                None,
+                eol,
+            );
+        }
+        if i % 23 == 7 {
+            s.next(
+                "user",
+                &format!(
+                    "[{{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_fork{i}\",\"content\":\"late\"}}]"
+                ),
+                None,
+                "\n",
+            );
+        }
+        if i % 29 == 11 {
+            // Written twice, byte for byte.
+            let last = s.text[..s.text.len() - 1].rfind('\n').map_or(0, |k| k + 1);
+            let copy = s.text[last..].to_string();
+            s.text += &copy;
+            s.lines += 1;
+        }
+        if i % 31 == 13 {
+            let gone = format!("\"{}\"", uuid(s.lines + 2_000_000));
+            let next = format!("\"{}\"", uuid(s.lines + 1));
+            let message = format!("{{\"role\":\"user\",\"content\":\"{FILLER}\"}}");
+            s.line("user", &next, &gone, "", &message, "\n");
+            s.last = next;
+        }
+        if i % 10 == 0 {
+            // A subagent's lines, named by `agentId` or joining their parent's thread.
+            let side = format!("\"{}\"", uuid(s.lines + 3_000_000));
+            let call = format!(
+                "{{\"id\":\"msg_side{i}\",\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"toolu_side{i}\",\"name\":\"Grep\",\"input\":{{}}}}]}}"
+            );
+            let extra = format!("\"agentId\":\"agent{}\",", i % 3);
+            let at = s.text.len();
+            s.line("assistant", &side, "null", &extra, &call, "\n");
+            let tail = s.text.split_off(at);
+            s.text += &tail.replacen("\"isSidechain\":false", "\"isSidechain\":true", 1);
+            if i % 20 == 0 {
+                let at = s.text.len();
+                let message = "{\"role\":\"user\",\"content\":\"side\"}";
+                let next = format!("\"{}\"", uuid(s.lines + 4_000_000));
+                s.line("user", &next, &side, "", message, "\n");
+                let tail = s.text.split_off(at);
+                s.text += &tail.replacen("\"isSidechain\":false", "\"isSidechain\":true", 1);
+            }
+        }
+        match i % 17 {
+            // Uuids spelt as text, in capitals, and a parent written with an escape.
+            3 => {
+                let text = format!("\"legacy-{i}\"");
+                let message = "{\"role\":\"user\",\"content\":\"legacy\"}";
+                let parent = s.last.clone();
+                s.line("user", &text, &parent, "", message, "\n");
+                s.last = text;
+            }
+            9 => {
+                let upper = format!("\"{}\"", uuid(s.lines + 1).to_uppercase());
+                let parent = s.last.clone();
+                s.line(
+                    "user",
+                    &upper,
+                    &parent,
+                    "",
+                    "{\"role\":\"user\",\"content\":\"x\"}",
+                    "\n",
+                );
+                s.last = upper;
+            }
+            12 => {
+                // The parent's first character written as an escape.
+                let escaped = match s.last.chars().nth(1) {
+                    Some(c) if s.last != "null" => {
+                        format!("\"\\u{:04x}{}", c as u32, &s.last[2..])
+                    }
+                    _ => s.last.clone(),
+                };
+                let next = format!("\"{}\"", uuid(s.lines + 1));
+                s.line(
+                    "user",
+                    &next,
+                    &escaped,
+                    "",
+                    "{\"role\":\"user\",\"content\":\"y\"}",
+                    "\n",
+                );
+                s.last = next;
+            }
+            _ => {}
+        }
+        if i == turns / 2 {
+            let boundary = format!("\"{}\"", uuid(s.lines + 1));
+            let extra = format!(
+                "\"subtype\":\"compact_boundary\",\"content\":\"Conversation compacted\",\"logicalParentUuid\":{},",
+                s.last
+            );
+            s.line("system", &boundary, "null", &extra, "", "\n");
+            s.last = boundary;
+        }
+        if i == turns / 3 {
+            // Longer than a block and than the line limit the tests give.
+            s.next("user", &format!("\"{}\"", FILLER.repeat(4_000)), None, "\n");
+        }
+        if shared && i % 100 == 50 {
+            // One uuid on three lines of different content.
+            let uuid = s.last.clone();
+            for k in 0..2 {
+                let message = format!("{{\"role\":\"user\",\"content\":\"again {k}\"}}");
+                s.line("user", &uuid, "null", "", &message, "\n");
+            }
+        }
+    }
+    s.text
+        + "{\"parentUuid\":\"cut\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"cut off"
+}
+
 /// One conversation per line, with a dangling call in every third.
 fn conversation_lines(count: usize) -> String {
     (0..count)
@@ -320,6 +565,41 @@ fn big_files_read_in_parallel_blocks_lint_the_same_on_every_thread_count() {
             let all = [&["lint", "--max-line-bytes", "4000"], args, &[*name]].concat();
             let one = same_in(dir.path(), &all, &["2", "4", "0"]);
             assert!(!one.stdout.is_empty(), "{name} {args:?}: nothing printed");
+        }
+    }
+}
+
+/// Claude Code sessions of many blocks, whose lines are parsed and their links drafted on
+/// every thread and taken in file order: lint (findings, the resumed chain's explanation,
+/// statistics) and repair (the stream's two readings, and its bytes) are those of `-j 1`.
+#[test]
+fn claude_code_sessions_read_in_parallel_blocks_lint_and_repair_the_same_on_every_thread_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files = [
+        ("session.jsonl", claude_session(700, false)),
+        ("shared.jsonl", claude_session(600, true)),
+    ];
+    for (name, text) in &files {
+        assert!(text.len() > 1 << 20, "{name} is only {} bytes", text.len());
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    let limit = ["--max-line-bytes", "100000"];
+    let runs: [&[&str]; 6] = [
+        &["lint"],
+        &["lint", "--format", "json", "--explain-detection"],
+        &["lint", "--statistics"],
+        &["repair"],
+        &["repair", "--diff", "--orphans", "drop"],
+        &["repair", "--check"],
+    ];
+    for (name, _) in &files {
+        for args in runs {
+            let all = [args, &limit, &[*name]].concat();
+            let one = same_in(dir.path(), &all, &["2", "4"]);
+            assert!(
+                !one.stdout.is_empty() || !one.stderr.is_empty(),
+                "{name} {args:?}: nothing said"
+            );
         }
     }
 }

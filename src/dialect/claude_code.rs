@@ -58,17 +58,6 @@ impl Dialect for ClaudeCode {
         false
     }
 
-    fn reads_in_parallel(&self) -> bool {
-        // Each chunk's links of the `parentUuid` chain are merged in order on one thread, their
-        // strings interned again. Interning each string of a chunk once, through a table (tried,
-        // not kept), halves that merge (14.1M -> 6.6M instructions on 5 MB):
-        // two threads then made the 100 MB session 37% faster in wall (0.566 -> 0.358 s,
-        // median of 15, load ~2) for 10% more CPU, but a directory of 20 sessions of 5 MB,
-        // whose files already fill the cores, 8% slower (0.342 -> 0.369 s; CPU +12%,
-        // instructions +4.9%). Without it, two threads gained 12% for 1.35x the CPU.
-        false
-    }
-
     fn name(&self) -> &'static str {
         "claude-code"
     }

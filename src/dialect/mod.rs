@@ -34,7 +34,7 @@ use crate::model::{Conversation, Message, Pos, Span};
 pub use anthropic::Anthropic;
 pub use bedrock::Bedrock;
 pub(crate) use claude_code::chain::UUIDS_NOT_IDENTIFIERS;
-pub use claude_code::chain::{Chain, ChainReader, DropLine, TreeFinding, TreeFix};
+pub use claude_code::chain::{Chain, ChainReader, DropLine, LinkDrafts, TreeFinding, TreeFix};
 pub use claude_code::{Brief, ClaudeCode, Held, resumed};
 pub(crate) use claude_code::{derive_uuid, is_result_line, parent_link};
 pub use claude_stream::ClaudeStream;
@@ -198,13 +198,6 @@ pub trait Dialect: Sync {
     /// replayed before the walk.
     fn streams(&self) -> bool {
         !self.record_log()
-    }
-
-    /// Whether a big JSON Lines file in this dialect is worth parsing on every thread once the
-    /// dialect is known. `false` where each line's share of the work that stays on one thread
-    /// (taking it in order) costs about what parsing it does, so the pool only adds CPU time.
-    fn reads_in_parallel(&self) -> bool {
-        true
     }
 
     /// Whether the lines of a JSON Lines file are a log of record updates (Gemini CLI's

@@ -557,6 +557,14 @@ impl Prepared<'_> {
         }
     }
 
+    /// Draft the parsed line's link into `drafts`, for a [`dialect::ChainReader`] to take
+    /// in file order (a line that did not parse, or was too long, holds no link).
+    pub fn draft_link(&self, drafts: &mut dialect::LinkDrafts) {
+        if let What::Value { tree, .. } = &self.what {
+            drafts.parsed(self.number, self.start, self.text, tree);
+        }
+    }
+
     /// Take out the conversations this line holds, to be handled apart from
     /// [`LinesReader::take`] (which still counts them: the first of them is numbered
     /// [`LinesReader::conversations_taken`] before the line is taken).

@@ -19,12 +19,15 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::fields::{self, inside, text_is};
-use super::intern::{Names, OptSym, Stamps, Sym, uuid_bits};
+mod draft;
+
+use super::fields::text_is;
+use super::intern::{Names, OptSym, Stamps, Sym};
 use crate::chunked::Chunked;
-use crate::json::{Kind, NodeId, Tree, line_col};
-use crate::locate::members_by;
+use crate::json::{NodeId, Tree, line_col};
 use crate::rules::Rule;
+
+pub use draft::LinkDrafts;
 
 /// One line of the file that carries a `uuid`. Strings are interned (see [`Interner`]), so a
 /// link costs a few words whatever the file holds (40 bytes). What few links need is kept
@@ -245,9 +248,10 @@ pub struct ChainReader {
     /// Where the first line whose message is one `tool_result` block starts (what a
     /// placeholder mirrors when its conversation has no result message of its own).
     first_result: Option<usize>,
-    /// The uuid of the last link as written, when written as Claude Code writes one, and its
-    /// number.
-    last_uuid: Option<([u8; 36], Sym)>,
+    /// The uuid of the last link, when a uuid in Claude Code's spelling, and its number.
+    last_uuid: Option<(u128, Sym)>,
+    /// Room to draft one line's link in (see [`ChainReader::parsed`]).
+    scratch: LinkDrafts,
 }
 
 /// The `type` of a line, as far as the chain tells types apart.
@@ -270,14 +274,6 @@ impl Type {
         } else {
             Type::Other
         }
-    }
-}
-
-/// The number of the string `node` (`None`: it is not a string).
-fn intern(names: &mut Names, tree: &Tree<'_>, node: NodeId) -> Option<Sym> {
-    match inside(tree, node).and_then(uuid_bits) {
-        Some(bits) => Some(names.intern_uuid(bits)),
-        None => tree.str(node).map(|s| names.intern(&s)),
     }
 }
 
@@ -313,242 +309,12 @@ impl ChainReader {
     /// Read line `number`, which the caller has parsed: `text` (without its line ending or a
     /// leading byte order mark, starting at byte `start`) parsed into `tree`.
     pub fn parsed(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
-        if self.first_result.is_none() && RESULT.find(text).is_some() && super::is_result_line(tree)
-        {
-            self.first_result = Some(start);
-        }
-        if names_a_link(text) {
-            self.link(number, start, text, tree);
-        }
-    }
-
-    /// Keep the link of the parsed line `tree`.
-    fn link(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
-        let root = tree.root();
-        if tree.kind(root) != Kind::Object {
-            return;
-        }
-        let [
-            ty,
-            sidechain,
-            uuid,
-            parent_node,
-            timestamp,
-            subtype,
-            logical,
-            message,
-        ] = members_by(tree, root, |key| match key {
-            b"type" => Some(0),
-            b"isSidechain" => Some(1),
-            b"uuid" => Some(2),
-            b"parentUuid" => Some(3),
-            b"timestamp" => Some(4),
-            b"subtype" => Some(5),
-            b"logicalParentUuid" => Some(6),
-            b"message" => Some(7),
-            _ => None,
-        });
-        let ty = ty.map_or(Type::Other, |t| Type::of(tree, t));
-        let is_message = matches!(ty, Type::User | Type::Assistant);
-        let sidechain = sidechain.and_then(|v| tree.bool(v)) == Some(true);
-        // A uuid is a string, and not an empty one (an escape never decodes to nothing).
-        let Some(uuid) = uuid.filter(|&u| tree.kind(u) == Kind::String && tree.raw(u) != b"\"\"")
-        else {
-            if is_message && !sidechain {
-                self.untracked = true;
-            }
-            return;
-        };
-        let names = &mut self.names;
-        let logical_parent = OptSym::new(logical.and_then(|p| intern(names, tree, p)));
-        let uuid_node = uuid;
-        let bits = inside(tree, uuid).and_then(uuid_bits);
-        let uuid = match bits {
-            Some(bits) => names.intern_uuid(bits),
-            None => names.intern(&tree.str(uuid).unwrap_or_default()),
-        };
-        let [group, content] = match message {
-            Some(m) => members_by(tree, m, |key| match key {
-                b"id" => Some(0),
-                b"content" => Some(1),
-                _ => None,
-            }),
-            None => [None, None],
-        };
-        let (parent_at, parent_len) = parent_node
-            .filter(|&p| tree.kind(p) == Kind::String)
-            .map_or((u32::MAX, 0), |p| {
-                let (a, b) = tree.span(p);
-                (a as u32, (b - a) as u32)
-            });
-        // Only a string's column is reported (a parent that is not one names no line).
-        let parent_column = match parent_node.filter(|_| parent_at != u32::MAX) {
-            Some(p) if column(tree, p) != parent_at as usize + 1 => column(tree, p) as u32,
-            _ => 0,
-        };
-        let len = text.len() as u32;
-        let rare = Rare {
-            logical_parent,
-            parent_len,
-            parent_column,
-            len,
-            parent_at,
-        };
-        let long = |n: u32| n >= u32::from(LONG);
-        let is_rare = rare.logical_parent.get().is_some()
-            || parent_len >= u32::from(u8::MAX)
-            || parent_column != 0
-            || long(len)
-            || (parent_at != u32::MAX && long(parent_at));
-        if is_rare {
-            self.rare.push((self.links.len() as u32, rare));
-        }
-        // The parent is most often the line before: its uuid is then known without a lookup.
-        let written = inside(tree, uuid_node).filter(|_| bits.is_some());
-        let before = std::mem::replace(
-            &mut self.last_uuid,
-            written.and_then(|w| Some((<[u8; 36]>::try_from(w).ok()?, uuid))),
-        );
-        let parent = parent_node.and_then(|p| match (inside(tree, p), before) {
-            // As written by the line before as its uuid, in Claude Code's spelling.
-            (Some(w), Some((last, sym))) if w == last.as_slice() => Some(sym),
-            _ => intern(names, tree, p),
-        });
-        let is = |on: bool, flag: u8| if on { flag } else { 0 };
-        let assistant = ty == Type::Assistant;
-        let digest = digest(text);
-        let start_high = u16::try_from(start >> 32).expect("a file under 256 TiB");
-        let mut link = Link {
-            line: u32::try_from(number).unwrap_or(u32::MAX),
-            start: start as u32,
-            len: len.min(u32::from(LONG)) as u16,
-            parent_at: match parent_at {
-                u32::MAX => NOT_STRING,
-                at => at.min(u32::from(LONG)) as u16,
-            },
-            uuid,
-            parent: OptSym::new(parent),
-            group: OptSym::new(
-                group
-                    .filter(|_| assistant)
-                    .and_then(|g| fields::text(tree, g))
-                    .map(|g| self.labels.intern(&g)),
-            ),
-            ids: self.ids.len() as u32,
-            digest: [(digest >> 32) as u32, digest as u32],
-            start_high,
-            parent_len: parent_len.min(u32::from(u8::MAX)) as u8,
-            flags: is(sidechain, SIDECHAIN)
-                | is(is_message, MESSAGE)
-                | is(assistant, ASSISTANT)
-                | is(
-                    ty == Type::System
-                        && subtype.is_some_and(|s| text_is(tree, s, "compact_boundary")),
-                    BOUNDARY,
-                )
-                | is(is_rare, RARE),
-        };
-        // Timestamp `i` is link `i`'s.
-        match timestamp {
-            Some(t) => self.stamp(tree, t),
-            None => {
-                self.stamps.push_none();
-            }
-        }
-        if ty == Type::Other || ty == Type::System {
-            self.links.push(link);
-            return;
-        }
-        let mut server_results = Vec::new();
-        let blocks = content.map_or(0, |c| tree.len(c));
-        for block in content.into_iter().flat_map(|c| tree.children(c)) {
-            let [kind, id, use_id] = members_by(tree, block, |key| match key {
-                b"type" => Some(0),
-                b"id" => Some(1),
-                b"tool_use_id" => Some(2),
-                _ => None,
-            });
-            let is = |want: &str| kind.is_some_and(|k| text_is(tree, k, want));
-            if assistant && (is("tool_use") || is("server_tool_use")) {
-                if let Some(i) = id.and_then(|i| fields::text(tree, i)) {
-                    self.ids.push(self.labels.intern(&i));
-                }
-            } else if assistant {
-                let Some(kind) = kind
-                    .and_then(|k| fields::text(tree, k))
-                    .filter(|k| k.ends_with("_tool_result"))
-                else {
-                    continue;
-                };
-                if let Some(i) = use_id.and_then(|i| fields::text(tree, i)) {
-                    let (a, b) = tree.span(block);
-                    server_results.push(ServerResult {
-                        id: self.labels.intern(&i),
-                        kind: kind.into_owned(),
-                        column: column(tree, block),
-                        span: (start + a, start + b),
-                        text: server_text(tree, block),
-                    });
-                    if blocks == 1 {
-                        link.flags |= ONLY_BLOCK;
-                    }
-                }
-            } else if ty == Type::User && is("tool_result") {
-                let i = use_id.and_then(|i| fields::text(tree, i));
-                self.ids.extend(i.map(|i| self.labels.intern(&i)));
-            }
-        }
-        if !server_results.is_empty() {
-            let at = self.links.len() as u32;
-            self.servers.push((at, server_results.into_boxed_slice()));
-        }
-        self.links.push(link);
-    }
-
-    /// Keep the timestamp `node` (none when it is not a string): packed straight from the
-    /// line when written as Claude Code writes one (no escapes then), else decoded first.
-    fn stamp(&mut self, tree: &Tree<'_>, node: NodeId) {
-        if inside(tree, node).is_some_and(|w| self.stamps.push_packed(w).is_some()) {
-            return;
-        }
-        match fields::text(tree, node) {
-            Some(t) => self.stamps.push(&t),
-            None => self.stamps.push_none(),
-        };
-    }
-
-    /// Add the links `later` read from the lines after this reader's (a file read in blocks).
-    /// A link names its strings by numbers of its own reader's interner, so each one is
-    /// interned again here.
-    pub fn append(&mut self, later: ChainReader) {
-        let names = &mut self.names;
-        let mut again = |sym: Sym| names.intern_from(&later.names, sym);
-        let labels = &mut self.labels;
-        let mut label = |sym: Sym| labels.intern_from(&later.labels, sym);
-        // The ids are in the order of their links.
-        let ids_before = self.ids.len() as u32;
-        self.ids.extend(later.ids.iter().map(|&id| label(id)));
-        let links_before = self.links.len() as u32;
-        for (at, mut server) in later.servers {
-            for r in server.iter_mut() {
-                r.id = label(r.id);
-            }
-            self.servers.push((links_before + at, server));
-        }
-        for (at, mut rare) in later.rare {
-            rare.logical_parent = OptSym::new(rare.logical_parent.get().map(&mut again));
-            self.rare.push((links_before + at, rare));
-        }
-        self.stamps.append(&later.stamps);
-        for mut link in later.links {
-            link.ids += ids_before;
-            link.uuid = again(link.uuid);
-            link.parent = OptSym::new(link.parent.get().map(&mut again));
-            link.group = OptSym::new(link.group.get().map(&mut label));
-            self.links.push(link);
-        }
-        self.untracked |= later.untracked;
-        self.first_result = self.first_result.or(later.first_result);
+        let mut drafts = std::mem::take(&mut self.scratch);
+        // Once a first result line is known, no line is searched for one.
+        drafts.first_result = self.first_result;
+        drafts.parsed(number, start, text, tree);
+        self.take(&mut drafts);
+        self.scratch = drafts;
     }
 
     /// Where the first line whose message is one `tool_result` block starts, if one was read.
@@ -1342,12 +1108,15 @@ mod tests {
         r#"{"type":"user","uuid":"u2","parentUuid":"gone","sessionId":"s","timestamp":"t5","message":{"role":"user","content":"next"}}"#,
     ];
 
-    fn read(reader: &mut ChainReader, lines: std::ops::Range<usize>) {
+    /// Takes one parsed line: its number, start, text and tree.
+    type Take<'r> = &'r mut dyn FnMut(usize, usize, &[u8], &Tree<'_>);
+
+    fn read(reader: Take<'_>, lines: std::ops::Range<usize>) {
         let mut start = 0;
         for (i, line) in SESSION.iter().enumerate() {
             if lines.contains(&i) {
                 let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
-                reader.parsed(i + 1, start, line.as_bytes(), &tree);
+                reader(i + 1, start, line.as_bytes(), &tree);
             }
             start += line.len() + 1;
         }
@@ -1361,15 +1130,18 @@ mod tests {
             format!(r#"{{"type":"user","uuid":"u1","parentUuid":"{long}","sessionId":"s"}}"#),
             r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s"}"#.to_string(),
         ];
-        let (mut first, mut second) = (ChainReader::default(), ChainReader::default());
+        let (mut first, mut second) = (ChainReader::default(), LinkDrafts::default());
         let mut start = 0;
         for (i, line) in lines.iter().enumerate() {
             let tree = crate::json::parse(line.as_bytes()).expect("a JSON line");
-            let reader = if i == 0 { &mut first } else { &mut second };
-            reader.parsed(i + 1, start, line.as_bytes(), &tree);
+            if i == 0 {
+                first.parsed(i + 1, start, line.as_bytes(), &tree);
+            } else {
+                second.parsed(i + 1, start, line.as_bytes(), &tree);
+            }
             start += line.len() + 1;
         }
-        first.append(second);
+        first.take(&mut second);
         let r = &first;
         let ls = Links {
             links: &r.links,
@@ -1495,14 +1267,21 @@ mod tests {
     #[test]
     fn a_file_read_in_blocks_gives_the_chain_of_one_reading() {
         let mut whole = ChainReader::default();
-        read(&mut whole, 0..SESSION.len());
+        read(
+            &mut |n, s, t, tree| whole.parsed(n, s, t, tree),
+            0..SESSION.len(),
+        );
         let whole = whole.finish().expect("a chain");
         assert!(!whole.findings.is_empty() && !whole.split.is_empty());
         for cut in 1..SESSION.len() {
-            let (mut first, mut second) = (ChainReader::default(), ChainReader::default());
-            read(&mut first, 0..cut);
-            read(&mut second, cut..SESSION.len());
-            first.append(second);
+            // The lines after the cut drafted apart (as on another thread), then taken.
+            let (mut first, mut second) = (ChainReader::default(), LinkDrafts::default());
+            read(&mut |n, s, t, tree| first.parsed(n, s, t, tree), 0..cut);
+            read(
+                &mut |n, s, t, tree| second.parsed(n, s, t, tree),
+                cut..SESSION.len(),
+            );
+            first.take(&mut second);
             let joined = first.finish().expect("a chain");
             assert_eq!(joined.path, whole.path, "cut at {cut}");
             assert_eq!(joined.explanation, whole.explanation, "cut at {cut}");

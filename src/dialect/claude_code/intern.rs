@@ -91,20 +91,11 @@ pub(super) fn uuid_text(n: u128) -> String {
 
 impl Names {
     /// The number of `s`, adding it when new.
+    #[cfg(test)]
     pub(super) fn intern(&mut self, s: &str) -> Sym {
         match uuid_bits(s.as_bytes()) {
             Some(bits) => self.intern_uuid(bits),
             None => self.intern_text(s),
-        }
-    }
-
-    /// The number here of string `sym` of `other` (without spelling a uuid out).
-    pub(super) fn intern_from(&mut self, other: &Names, sym: Sym) -> Sym {
-        let slot = other.slots[sym as usize];
-        if slot & TEXT_SLOT == 0 {
-            self.intern_uuid(other.uuids[slot as usize])
-        } else {
-            self.intern_text(&other.text(slot & !TEXT_SLOT))
         }
     }
 
@@ -135,7 +126,7 @@ impl Names {
         next
     }
 
-    fn intern_text(&mut self, s: &str) -> Sym {
+    pub(super) fn intern_text(&mut self, s: &str) -> Sym {
         let next = self.next();
         let hash = self.hasher.hash_one(s.as_bytes());
         let is_s = |sym: Sym| {
@@ -250,7 +241,7 @@ const PUNCTUATION: [(usize, u8); 7] = [
 const DIGITS: [usize; 17] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
 
 /// The digits of `s` as one number, when `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ` exactly.
-fn pack(b: &[u8]) -> Option<u64> {
+pub(super) fn pack(b: &[u8]) -> Option<u64> {
     if b.len() != 24 || PUNCTUATION.iter().any(|&(i, c)| b[i] != c) {
         return None;
     }
@@ -297,10 +288,9 @@ impl Stamps {
         self.push_stamp(Stamp::None)
     }
 
-    /// Keep the timestamp written `b` when [`pack`] packs it; its number.
-    pub(super) fn push_packed(&mut self, b: &[u8]) -> Option<Sym> {
-        let n = pack(b)?;
-        Some(self.push_stamp(Stamp::Packed(n)))
+    /// Keep a timestamp [`pack`] packed into `n`; its number.
+    pub(super) fn push_number(&mut self, n: u64) -> Sym {
+        self.push_stamp(Stamp::Packed(n))
     }
 
     fn push_stamp(&mut self, stamp: Stamp) -> Sym {
@@ -354,21 +344,6 @@ impl Stamps {
         let mut found = Stamp::None;
         self.read_group(i / GROUP, i % GROUP + 1, |s| found = s);
         found
-    }
-
-    /// Add the timestamps of `later` after these, in their order.
-    pub(super) fn append(&mut self, later: &Stamps) {
-        for g in 0..later.count.div_ceil(GROUP) {
-            let n = (later.count - g * GROUP).min(GROUP);
-            let mut stamps = Vec::with_capacity(n);
-            later.read_group(g, n, |s| stamps.push(s));
-            for stamp in stamps {
-                match stamp {
-                    Stamp::Text(k) => self.push(&later.text(k)),
-                    other => self.push_stamp(other),
-                };
-            }
-        }
     }
 
     /// The timestamp numbered `sym`, as it was written (`None`: none was).
@@ -459,13 +434,10 @@ mod tests {
         }
         let none = stamps.push_none();
         assert_eq!(stamps.get(none), None);
-        let mut joined = Stamps::default();
-        joined.push("t0");
-        joined.append(&stamps);
-        for (k, s) in written.iter().enumerate() {
-            assert_eq!(joined.get(k as Sym + 1).as_deref(), Some(*s));
-        }
-        assert_eq!(joined.get(none + 1), None);
+        // Packed where the line was read, kept where it is taken.
+        let packed = pack(written[1].as_bytes()).expect("packed");
+        let taken = stamps.push_number(packed);
+        assert_eq!(stamps.get(taken).as_deref(), Some(written[1]));
         // Groups past the first, and differences of every size and sign.
         let many: Vec<String> = (0..5 * GROUP)
             .map(|k| match k % 7 {
@@ -493,13 +465,6 @@ mod tests {
         for (k, s) in many.iter().enumerate() {
             let want = (k % 11 != 0).then_some(s.as_str());
             assert_eq!(grouped.get(numbers[k]).as_deref(), want, "{k}");
-        }
-        let mut joined = Stamps::default();
-        joined.push_none();
-        joined.append(&grouped);
-        for (k, s) in many.iter().enumerate() {
-            let want = (k % 11 != 0).then_some(s.as_str());
-            assert_eq!(joined.get(numbers[k] + 1).as_deref(), want, "{k}");
         }
         // Packed: 8 bytes each, no text kept.
         assert_eq!(
