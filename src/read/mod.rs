@@ -529,9 +529,8 @@ pub fn with_unread(why: String, unread: &[crate::model::Unread], dialect: &dyn D
 }
 
 /// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
-/// reads none (mixed content: they would go unchecked, and a repair would guess).
-/// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
-/// reads none (mixed content: they would go unchecked, and a repair would guess), keeping in `keys` the message's [`Keys`] when it gathered them.
+/// reads none (mixed content: they would go unchecked, and a repair would guess), keeping in
+/// `keys` the message's [`Keys`] when it gathered them.
 fn foreign_with(
     tree: &Tree<'_>,
     node: NodeId,
