@@ -330,6 +330,27 @@ pub fn may_claim(d: &dyn Dialect, keys: Keys) -> bool {
     d.claim_keys().iter().any(|&need| keys.holds(need))
 }
 
+/// The dialects of [`super::all`] that may claim a message with `keys` (see [`may_claim`]),
+/// in their order: each dialect's key sets are gathered once into one list, so that a
+/// message is not asked of every dialect in turn.
+pub fn claimants(keys: Keys) -> impl Iterator<Item = &'static dyn Dialect> {
+    static GATES: std::sync::OnceLock<Vec<(Keys, usize)>> = std::sync::OnceLock::new();
+    let gates = GATES.get_or_init(|| {
+        super::all()
+            .iter()
+            .enumerate()
+            .flat_map(|(i, d)| d.claim_keys().iter().map(move |&need| (need, i)))
+            .collect()
+    });
+    let mut last = None;
+    gates.iter().filter_map(move |&(need, i)| {
+        (keys.holds(need) && last != Some(i)).then(|| {
+            last = Some(i);
+            super::all()[i]
+        })
+    })
+}
+
 /// The first of `dialects` that claims `node`, with why, asking only those the gate lets
 /// through: the same answer as asking each in turn.
 pub fn first_claim(
