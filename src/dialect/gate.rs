@@ -330,6 +330,76 @@ pub fn may_claim(d: &dyn Dialect, keys: Keys) -> bool {
     d.claim_keys().iter().any(|&need| keys.holds(need))
 }
 
+/// The dialects of [`super::all`] that may claim a message with `keys` (see [`may_claim`]),
+/// in their order. Each dialect's key sets are gathered once, filed under the first key each
+/// needs, so a message looks only at the sets filed under the few keys it has, not at every
+/// dialect's.
+pub fn claimants(keys: Keys) -> impl Iterator<Item = &'static dyn Dialect> {
+    static GATES: std::sync::OnceLock<Gates> = std::sync::OnceLock::new();
+    let gates = GATES.get_or_init(Gates::new);
+    let mut may = gates.always;
+    let mut bits = keys.0;
+    while bits != 0 {
+        let key = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        for &(need, d) in
+            &gates.sets[usize::from(gates.starts[key])..usize::from(gates.starts[key + 1])]
+        {
+            if keys.holds(need) {
+                may |= 1 << d;
+            }
+        }
+    }
+    std::iter::from_fn(move || {
+        (may != 0).then(|| {
+            let d = may.trailing_zeros() as usize;
+            may &= may - 1;
+            super::all()[d]
+        })
+    })
+}
+
+/// Every dialect's key sets, filed under the lowest key of each (see [`claimants`]).
+struct Gates {
+    /// The dialects (as bits of their place in [`super::all`]) with a set that needs no key.
+    always: u64,
+    /// The sets and their dialects, by lowest key: those of key `k` are
+    /// `sets[starts[k]..starts[k + 1]]`.
+    sets: Vec<(Keys, u8)>,
+    starts: [u16; 65],
+}
+
+impl Gates {
+    fn new() -> Gates {
+        let dialects = super::all();
+        assert!(dialects.len() <= 64, "a dialect is a bit of a word");
+        let mut always = 0;
+        let mut sets = Vec::new();
+        for (d, dialect) in dialects.iter().enumerate() {
+            for &need in dialect.claim_keys() {
+                if need == Keys::NONE {
+                    always |= 1 << d;
+                } else {
+                    sets.push((need, d as u8));
+                }
+            }
+        }
+        sets.sort_by_key(|(need, _)| need.0.trailing_zeros());
+        let mut starts = [0u16; 65];
+        for (k, start) in starts.iter_mut().enumerate() {
+            *start = sets
+                .partition_point(|(need, _)| (need.0.trailing_zeros() as usize) < k)
+                .try_into()
+                .expect("few key sets");
+        }
+        Gates {
+            always,
+            sets,
+            starts,
+        }
+    }
+}
+
 /// The first of `dialects` that claims `node`, with why, asking only those the gate lets
 /// through: the same answer as asking each in turn.
 pub fn first_claim(

@@ -85,6 +85,14 @@ pub trait Dialect: Sync {
         &[gate::Keys::NONE]
     }
 
+    /// Whether [`Dialect::claims`] is `Some` for a message whose [`gate::Keys`] are `keys`,
+    /// when they alone decide it (its claims only asks whether some members are there);
+    /// `None`, the default, when its claims must be asked.
+    fn claims_by_keys(&self, keys: gate::Keys) -> Option<bool> {
+        let _ = keys;
+        None
+    }
+
     /// Read one element of the message list (or one line) into the neutral model; `None` when
     /// it is not a message (it is then passed through untouched).
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message>;

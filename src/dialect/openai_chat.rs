@@ -49,6 +49,11 @@ impl Dialect for OpenAiChat {
         NEEDS
     }
 
+    fn claims_by_keys(&self, keys: Keys) -> Option<bool> {
+        // `claims` asks only whether the members are there, as `Keys::of` notes them.
+        Some(keys.holds(Keys::ROLE) && keys.any(Keys::TOOL_CALLS.and(Keys::TOOL_CALL_ID)))
+    }
+
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message> {
         let mut msg = role_message(tree, node, cx)?;
         if let Some(calls) = tree.get(node, "tool_calls") {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::message_checks;
-use crate::dialect::gate::{Keys, first_claim, may_claim};
+use crate::dialect::gate::{self, Keys, first_claim, may_claim};
 use crate::dialect::tool_keys;
 use crate::dialect::{Cursor, Dialect, ReadCx, all};
 use crate::json::{Kind, NodeId, Tree, parse};
@@ -111,6 +111,23 @@ fn check(tree: &Tree<'_>, node: NodeId, what: &str, foreign: bool, tally: &mut T
         if claim.is_some() {
             *tally.claimed.entry(d.name()).or_default() += 1;
         }
+        if let Some(by_keys) = d.claims_by_keys(keys) {
+            assert_eq!(
+                by_keys,
+                claim.is_some(),
+                "{what}: {} claims {} as its keys {:?} do not say",
+                d.name(),
+                tree.raw_str(node),
+                keys.names()
+            );
+        }
+        assert_eq!(
+            gate::claimants(keys).any(|c| c.name() == d.name()),
+            may_claim(*d, keys),
+            "{what}: {} is not among the claimants of keys {:?}",
+            d.name(),
+            keys.names()
+        );
         assert!(
             claim.is_none() || may_claim(*d, keys),
             "{what}: {} claims {} but its gate is shut (keys {:?})",

@@ -529,9 +529,8 @@ pub fn with_unread(why: String, unread: &[crate::model::Unread], dialect: &dyn D
 }
 
 /// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
-/// reads none (mixed content: they would go unchecked, and a repair would guess).
-/// `Some` when `node` carries tool calls or results that another dialect reads while `dialect`
-/// reads none (mixed content: they would go unchecked, and a repair would guess), keeping in `keys` the message's [`Keys`] when it gathered them.
+/// reads none (mixed content: they would go unchecked, and a repair would guess), keeping in
+/// `keys` the message's [`Keys`] when it gathered them.
 fn foreign_with(
     tree: &Tree<'_>,
     node: NodeId,
@@ -544,19 +543,23 @@ fn foreign_with(
     if !gate::may_claim(dialect, Keys::NONE) {
         *keys = Some(Keys::of(tree, node));
     }
-    if keys.is_none_or(|k| gate::may_claim(dialect, k)) && dialect.claims(tree, node).is_some() {
+    let claimed = match *keys {
+        Some(k) if !gate::may_claim(dialect, k) => false,
+        Some(k) => dialect
+            .claims_by_keys(k)
+            .unwrap_or_else(|| dialect.claims(tree, node).is_some()),
+        None => dialect.claims(tree, node).is_some(),
+    };
+    if claimed {
         return None;
     }
     let keys = *keys.get_or_insert_with(|| Keys::of(tree, node));
     let tools =
         |m: Option<Message>| m.is_some_and(|m| !m.calls.is_empty() || !m.results.is_empty());
-    let (other, why) = dialect::all()
-        .iter()
-        .filter(|d| gate::may_claim(**d, keys))
-        .find_map(|d| {
-            let why = d.claims(tree, node)?;
-            tools(d.read(tree, node, cx)).then_some((*d, why))
-        })?;
+    let (other, why) = gate::claimants(keys).find_map(|d| {
+        let why = d.claims(tree, node)?;
+        tools(d.read(tree, node, cx)).then_some((d, why))
+    })?;
     if tools(dialect.read(tree, node, cx)) {
         return None;
     }
