@@ -32,7 +32,7 @@ use crate::rules::{Applicability, Rule};
 use crate::stream::ThreadScan;
 use crate::target;
 
-use super::window::{Rebase, placed, reach};
+use super::window::{Rebase, placed, reach, read_again_as_placed};
 use super::{Edit, OrphanPolicy, plan, window_scan};
 
 /// What a streaming repair did.
@@ -870,11 +870,17 @@ impl Writer<'_> {
     fn plan_group(&mut self, t: usize, count: usize, kept: &Kept, line_end: usize) {
         let d = self.dialect.expect("threads come with a dialect");
         let thread = &mut self.threads[t];
-        // Each message the first pass placed is where the second reading found it.
+        // Each message the first pass placed is where the second reading found it, and holds
+        // the calls and results the fix reads where the first reading saw them.
+        let message = |index: usize| {
+            index
+                .checked_sub(thread.first)
+                .and_then(|k| thread.kept.get(k))
+        };
         let agrees = thread.pending.range(..count).all(|p| {
             placed(&p.defect).into_iter().all(|(index, offset)| {
                 kept.line_start(offset) == thread.lines[index - thread.first]
-            })
+            }) && read_again_as_placed(&p.defect, message)
         });
         if !agrees {
             self.fail("the second reading numbered messages unlike the first");
