@@ -962,3 +962,26 @@ fn a_file_changed_between_the_readings_is_read_whole() {
     assert_eq!(opened.get(), 3);
     assert!(matches!(got, Err(NotStreamed::Whole(_))), "{got:?}");
 }
+
+/// The same for a log of one conversation per line, whose fixed conversations the second
+/// reading finds by their offset: a line added before them moves them, and the stream gives up
+/// rather than leave their fixes unmade.
+#[test]
+fn conversations_moved_between_the_readings_are_read_whole() {
+    let before = sparse_conversations(2_000, 200, &[1_500]);
+    let mut after = sparse_conversations(1, 50, &[]);
+    after.extend_from_slice(&before);
+    let opened = std::cell::Cell::new(0);
+    let open = || -> io::Result<Box<dyn BufRead + '_>> {
+        opened.set(opened.get() + 1);
+        let bytes = if opened.get() <= 2 { &before } else { &after };
+        Ok(Box::new(io::BufReader::new(&bytes[..])))
+    };
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let mut out = Vec::new();
+    let got = toolmend::stream_lines("moved.jsonl", &open, &lint, &options, &mut out);
+    assert_eq!(opened.get(), 3);
+    assert!(matches!(got, Err(NotStreamed::Whole(_))), "{got:?}");
+    // Unchanged, it streams.
+    compare("kept.jsonl", &before, &lint, &options).unwrap();
+}

@@ -271,6 +271,9 @@ fn repair_lines(
     let end = kept.end();
     writer.arrived(&mut arrivals, &kept, end);
     writer.plan_ready(&kept, end, true);
+    if writer.line_fixes.as_ref().is_some_and(|f| !f.is_empty()) {
+        writer.fail("a conversation with a fix is not where the first reading saw it");
+    }
     if let Some((start, line)) = torn.filter(|_| options.drop_torn_tail) {
         writer.done.torn_tail = Some((line, end - start));
         writer.done.fixed += 1;
@@ -974,8 +977,10 @@ impl Writer<'_> {
             Some(fixes) => {
                 // Only the conversations the first pass found fixes in.
                 let at = crate::stream::conversation_offset(&conv);
-                while fixes.front().is_some_and(|f| f.0 < at) {
-                    fixes.pop_front();
+                if fixes.front().is_some_and(|f| f.0 < at) {
+                    // Passed without being met: the file changed between the readings.
+                    self.fail("a conversation with a fix is not where the first reading saw it");
+                    return;
                 }
                 match fixes.front() {
                     Some(&(offset, number)) if offset == at => {
