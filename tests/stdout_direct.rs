@@ -12,9 +12,8 @@ use std::process::{Command, Output};
 use common::bin::BIN;
 use toolmend::{DuplicatePolicy, NotStreamed, Options as LintOptions, RepairOptions};
 
-/// A log whose duplicate results, kept last, collide in one answer window: the stream writes
-/// its first lines, then gives up and the file is repaired whole.
-const COLLIDING: &str = concat!(
+/// The end of a log whose duplicate results, kept last, collide in one answer window.
+const COLLIDING_TAIL: &str = concat!(
     "{\"type\":\"human\",\"data\":{\"content\":\"start\"}}\n",
     "{\"type\":\"ai\",\"data\":{\"content\":\"\",\"tool_calls\":[{\"name\":\"look\",\"args\":{},\"id\":\"k1\",\"type\":\"tool_call\"}]}}\n",
     "{\"type\":\"human\",\"data\":{\"content\":\"and then\"}}\n",
@@ -24,6 +23,16 @@ const COLLIDING: &str = concat!(
     "{\"type\":\"human\",\"data\":{\"content\":\"later\"}}\n",
     "{\"type\":\"tool\",\"data\":{\"content\":\"seen\",\"tool_call_id\":\"k1\",\"name\":\"look\",\"status\":\"success\"}}\n",
 );
+
+/// A log whose duplicate results, kept last, collide in one answer window: the stream writes
+/// its first lines (more than the 64 KiB it writes at once), then gives up and the file is
+/// repaired whole.
+fn colliding() -> String {
+    let before: String = (0..1200)
+        .map(|i| format!("{{\"type\":\"human\",\"data\":{{\"content\":\"line {i:04} before the fixes, written first\"}}}}\n"))
+        .collect();
+    before + COLLIDING_TAIL
+}
 
 const FLAGS: &str = "--duplicates keep-last --mark-synthetic";
 
@@ -49,7 +58,8 @@ fn sh(dir: &std::path::Path, script: &str) -> Output {
 fn the_log_really_gives_up_after_writing() {
     // The premise of the tests below: the stream has written part of the output when it
     // refuses, so direct output must be taken back.
-    let bytes = COLLIDING.as_bytes();
+    let text = colliding();
+    let bytes = text.as_bytes();
     let open = || -> io::Result<Box<dyn BufRead + '_>> { Ok(Box::new(bytes)) };
     let mut out = Vec::new();
     let r = toolmend::stream_lines(
@@ -66,15 +76,16 @@ fn the_log_really_gives_up_after_writing() {
 #[test]
 fn a_file_a_pipe_and_dev_null_get_the_whole_file_repair() {
     let dir = tempfile::tempdir().unwrap();
+    let collide = colliding();
     let whole = toolmend::repair(
         "l.jsonl",
-        COLLIDING.as_bytes(),
+        collide.as_bytes(),
         &LintOptions::default(),
         &keep_last(),
     );
     assert!(whole.changed);
     for (name, text) in [
-        ("collide.jsonl", COLLIDING),
+        ("collide.jsonl", collide.as_str()),
         (
             "dangling.jsonl",
             "{\"role\":\"user\",\"content\":\"go\"}\n{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"function\":{\"name\":\"f\"}}]}\n",

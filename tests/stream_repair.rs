@@ -13,6 +13,29 @@ use toolmend::{
     DuplicatePolicy, NotStreamed, Options as LintOptions, Provider, RepairOptions, Streamed,
 };
 
+/// A reader giving at most 7 bytes at a time, however much is asked for (a `BufReader` with a
+/// small buffer hands a large read straight to what it reads).
+struct Trickle<'a>(&'a [u8]);
+
+impl io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.0.len()).min(7);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+impl BufRead for Trickle<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        Ok(&self.0[..self.0.len().min(7)])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.0 = &self.0[n..];
+    }
+}
+
 /// Repair `bytes` both ways; `Err` carries why the stream was refused.
 fn compare(
     name: &str,
@@ -32,8 +55,8 @@ fn compared(
 ) -> Result<Streamed, String> {
     let whole = toolmend::repair(name, bytes, lint, options);
     let open = || -> io::Result<Box<dyn BufRead + '_>> {
-        // A tiny buffer, so lines arrive in many pieces.
-        Ok(Box::new(io::BufReader::with_capacity(7, bytes)))
+        // Tiny reads, so lines arrive in many pieces.
+        Ok(Box::new(Trickle(bytes)))
     };
     let mut out = Vec::new();
     let streamed = match toolmend::stream_lines(name, &open, lint, options, &mut out) {
@@ -806,4 +829,159 @@ fn bigger_generated_logs_stream_as_they_repair_whole() {
             "{name}: lint -j 1 and -j 2 differ"
         );
     }
+}
+
+/// A one-conversation-per-line log of `lines` lines, each about `width` bytes long, where only
+/// the lines in `broken` leave a call unanswered.
+fn sparse_conversations(lines: usize, width: usize, broken: &[usize]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..lines {
+        let call = format!(
+            "{{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{{\"id\":\"c{i}\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}"
+        );
+        let result = format!("{{\"role\":\"tool\",\"tool_call_id\":\"c{i}\",\"content\":\"ok\"}}");
+        let tail = if broken.contains(&i) {
+            String::new()
+        } else {
+            format!(",{result}")
+        };
+        let text = "t".repeat(width);
+        out.extend_from_slice(
+            format!(
+                "{{\"messages\":[{{\"role\":\"user\",\"content\":\"{text}\"}},{call}{tail}]}}\n"
+            )
+            .as_bytes(),
+        );
+    }
+    out
+}
+
+/// The output goes out in large runs, read straight into the second reading's buffer and
+/// written past the output's buffer: long runs of untouched lines, lines longer than one read,
+/// and fixes at either end give the whole-file repair's bytes into a regular file (`-o`, and
+/// standard output redirected to one), a pipe, a named pipe and `/dev/null`, with one thread
+/// and two.
+#[test]
+fn large_runs_reach_every_kind_of_output_unchanged() {
+    use common::bin::{BIN, run, text};
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    // About 3 MB: short lines with a few fixes far apart, then lines of 300 KB (more than one
+    // read of the second reading) with fixes between them.
+    let mut bytes = sparse_conversations(6_000, 200, &[0, 3_000, 3_001, 5_999]);
+    bytes.extend(sparse_conversations(4, 300_000, &[1, 3]));
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let whole = toolmend::repair("big.jsonl", &bytes, &lint, &options);
+    assert!(whole.changed);
+    assert_eq!(whole.placeholders, 6);
+    std::fs::write(dir.path().join("big.jsonl"), &bytes).unwrap();
+    let fifo = dir.path().join("out.pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for threads in ["1", "2"] {
+        let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+        // A pipe (the test reads standard output).
+        let o = run(dir.path(), &["repair", "-j", threads, "big.jsonl"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(o.stdout == whole.output, "pipe, -j {threads}");
+        // A regular file: `-o`, and standard output redirected.
+        let o = run(
+            dir.path(),
+            &["repair", "-j", threads, "big.jsonl", "-o", "out.jsonl"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(read("out.jsonl") == whole.output, "-o file, -j {threads}");
+        let o = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "\"{BIN}\" repair -j {threads} big.jsonl > redirected.jsonl"
+            ))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(
+            read("redirected.jsonl") == whole.output,
+            "> file, -j {threads}"
+        );
+        // A named pipe, read by another thread.
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let o = run(
+            dir.path(),
+            &["repair", "-j", threads, "big.jsonl", "-o", "out.pipe"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(
+            reader.join().unwrap() == whole.output,
+            "-o fifo, -j {threads}"
+        );
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        // A device.
+        let o = run(
+            dir.path(),
+            &["repair", "-j", threads, "big.jsonl", "-o", "/dev/null"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let null = std::fs::metadata("/dev/null").unwrap();
+        assert!(null.file_type().is_char_device());
+    }
+}
+
+/// A file that changed between the two readings (a line added before the fixes, so every
+/// later line moved) is never written from the second reading as if it had not: the messages
+/// the fixes need are not where the first reading placed them, so the stream gives up and the
+/// file is read whole.
+#[test]
+fn a_file_changed_between_the_readings_is_read_whole() {
+    let before = chat_log(200 << 10);
+    let mut after = b"{\"role\":\"user\",\"content\":\"added\"}\n".to_vec();
+    after.extend_from_slice(&before);
+    let opened = std::cell::Cell::new(0);
+    let open = || -> io::Result<Box<dyn BufRead + '_>> {
+        opened.set(opened.get() + 1);
+        // Its first lines, then the lint, read it as it was; the second reading as it is.
+        let bytes = if opened.get() <= 2 { &before } else { &after };
+        Ok(Box::new(io::BufReader::new(&bytes[..])))
+    };
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let mut out = Vec::new();
+    let got = toolmend::stream_lines("moved.jsonl", &open, &lint, &options, &mut out);
+    assert_eq!(opened.get(), 3);
+    assert!(matches!(got, Err(NotStreamed::Whole(_))), "{got:?}");
+}
+
+/// The same for a log of one conversation per line, whose fixed conversations the second
+/// reading finds by their offset: a line added before them moves them, and the stream gives up
+/// rather than leave their fixes unmade.
+#[test]
+fn conversations_moved_between_the_readings_are_read_whole() {
+    let before = sparse_conversations(2_000, 200, &[1_500]);
+    let mut after = sparse_conversations(1, 50, &[]);
+    after.extend_from_slice(&before);
+    let opened = std::cell::Cell::new(0);
+    let open = || -> io::Result<Box<dyn BufRead + '_>> {
+        opened.set(opened.get() + 1);
+        let bytes = if opened.get() <= 2 { &before } else { &after };
+        Ok(Box::new(io::BufReader::new(&bytes[..])))
+    };
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let mut out = Vec::new();
+    let got = toolmend::stream_lines("moved.jsonl", &open, &lint, &options, &mut out);
+    assert_eq!(opened.get(), 3);
+    assert!(matches!(got, Err(NotStreamed::Whole(_))), "{got:?}");
+    // Unchanged, it streams.
+    compare("kept.jsonl", &before, &lint, &options).unwrap();
 }

@@ -206,8 +206,14 @@ pub fn run(a: RepairArgs, argv: &[OsString]) -> Result<Status> {
                     Written::Nothing | Written::Direct(_) => Ok(()),
                     Written::Stdout(mut file) => {
                         use std::io::Seek;
+                        use std::os::fd::AsFd;
                         file.rewind()?;
-                        std::io::copy(&mut file, &mut out)?;
+                        // Past the line buffer of standard output, which would cut the copy
+                        // into small writes.
+                        out.flush()?;
+                        let stdout = std::io::stdout();
+                        let mut raw = std::fs::File::from(stdout.as_fd().try_clone_to_owned()?);
+                        write::copy_file(&mut file, &mut raw)?;
                         Ok(())
                     }
                     Written::Staged(staged, _) if a.output.is_some() => staged.commit(),

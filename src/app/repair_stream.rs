@@ -270,6 +270,12 @@ impl<W: Write> Write for Failing<W> {
         r
     }
 
+    fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        let r = self.inner.write_vectored(bufs);
+        self.failed |= r.is_err();
+        r
+    }
+
     fn flush(&mut self) -> std::io::Result<()> {
         let r = self.inner.flush();
         self.failed |= r.is_err();

@@ -17,7 +17,7 @@ use super::Error;
 pub fn atomic_write(target: &Path, bytes: &[u8]) -> Result<(), Error> {
     let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
     if is_special(&real) {
-        return write_into(&real, &mut &bytes[..]);
+        return write_into(&real, |file| file.write_all(bytes));
     }
     let meta = fs::metadata(&real).ok().filter(fs::Metadata::is_file);
     let tmp = stage(&real, bytes, meta.as_ref())?;
@@ -71,16 +71,32 @@ fn is_special(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-/// Write all of `from` into the existing special file `target`, opened for writing as it is.
-fn write_into(target: &Path, from: &mut dyn std::io::Read) -> Result<(), Error> {
+/// Write into the existing special file `target`, opened for writing as it is, with `write`.
+fn write_into(
+    target: &Path,
+    write: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let mut file = fs::OpenOptions::new()
         .write(true)
         .open(target)
         .map_err(|e| Error::io(target, "cannot open for writing", e))?;
-    std::io::copy(from, &mut file)
-        .and_then(|_| file.flush())
+    write(&mut file)
+        .and_then(|()| file.flush())
         .map_err(|e| Error::io(target, "cannot write", e))?;
     Ok(())
+}
+
+/// The buffer [`copy_file`] copies through when the kernel does not copy.
+const COPY_BUFFER: usize = 1 << 18;
+
+/// Copy the rest of `from` into `to`: inside the kernel where `std::io::copy` does so (into a
+/// regular file or a device), else in large blocks rather than its 8 KiB (into a pipe, which
+/// it never splices into, or a terminal).
+pub fn copy_file<W: Write>(from: &mut fs::File, to: &mut W) -> std::io::Result<u64> {
+    let mut to = std::io::BufWriter::with_capacity(COPY_BUFFER, to);
+    let n = std::io::copy(from, &mut to)?;
+    to.flush()?;
+    Ok(n)
 }
 
 /// The directory a file is in (`.` for a bare name).
@@ -204,7 +220,7 @@ impl Staged {
                 .tmp
                 .reopen()
                 .map_err(|e| Error::io(&self.target, "cannot read back its output", e))?;
-            return write_into(&self.target, &mut written);
+            return write_into(&self.target, |file| copy_file(&mut written, file).map(drop));
         }
         let meta = fs::metadata(&self.target)
             .ok()

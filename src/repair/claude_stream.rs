@@ -20,7 +20,7 @@
 //! the file to the whole-file repair, with the reason.
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IoSlice, Write};
 
 use memchr::memmem;
 
@@ -37,7 +37,7 @@ use crate::rules::Rule;
 use crate::stream::StreamReport;
 use crate::target;
 
-use super::stream::{Kept, NotStreamed, OpenLines, Streamed, acts};
+use super::stream::{Kept, NotStreamed, OpenLines, Streamed, acts, write_pieces};
 use super::window::{Rebase, placed, reach};
 use super::{Edit, OrphanPolicy, plan, tree_fix_with};
 
@@ -402,7 +402,7 @@ impl<'a> Second<'a> {
         let (mut at, mut number, mut eof) = (0, 0, false);
         let mut torn: Option<(usize, usize)> = None;
         loop {
-            let found = memchr::memchr(b'\n', &kept.bytes[at - kept.base..]);
+            let found = memchr::memchr(b'\n', kept.from(at));
             let Some(k) = found.or_else(|| eof.then_some(kept.end() - at).filter(|&n| n > 0))
             else {
                 if eof {
@@ -435,9 +435,9 @@ impl<'a> Second<'a> {
                         "a line a tree fix removes is not where the first reading saw it",
                     );
                 }
-                let ending = |e: usize| match kept.bytes.get(e - kept.base..) {
-                    Some([b'\r', b'\n', ..]) => 2,
-                    Some([b'\n', ..]) => 1,
+                let ending = |e: usize| match kept.from(e) {
+                    [b'\r', b'\n', ..] => 2,
+                    [b'\n', ..] => 1,
                     _ => 0,
                 };
                 self.tree_fix(&fix, &ending);
@@ -703,13 +703,12 @@ impl<'a> Second<'a> {
     fn flush(&mut self, kept: &mut Kept, limit: usize, eof: bool) -> Result<(), NotStreamed> {
         self.edits.sort_by_key(|e| (e.start, e.end != e.start));
         let mut written = self.written;
-        let mut rest = Vec::new();
+        let (now, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.edits)
+            .into_iter()
+            .partition(|e| e.start < limit || (e.start == limit && eof));
         let mut last_insert = None;
-        for e in std::mem::take(&mut self.edits) {
-            if e.start > limit || (e.start == limit && !eof) {
-                rest.push(e);
-                continue;
-            }
+        let mut pieces = Vec::with_capacity(2 * now.len() + 1);
+        for e in &now {
             let insert = e.start == e.end;
             if e.start < written || (insert && last_insert == Some(e.start)) {
                 return whole(
@@ -719,14 +718,16 @@ impl<'a> Second<'a> {
             if insert {
                 last_insert = Some(e.start);
             }
-            self.out.write_all(kept.slice(written, e.start))?;
-            self.out.write_all(&e.text)?;
+            pieces.push(IoSlice::new(kept.slice(written, e.start)));
+            pieces.push(IoSlice::new(&e.text));
             written = e.end;
         }
         if written < limit {
-            self.out.write_all(kept.slice(written, limit))?;
+            pieces.push(IoSlice::new(kept.slice(written, limit)));
             written = limit;
         }
+        pieces.retain(|p| !p.is_empty());
+        write_pieces(self.out, &mut pieces)?;
         self.edits = rest;
         kept.forget(written.min(kept.end()));
         self.written = written;

@@ -19,7 +19,7 @@
 //! before anything is promised: the caller then repairs the file whole, and says so.
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IoSlice, Write};
 
 use crate::analysis::{Defect, WalkOptions, Window};
 use crate::dialect::Dialect;
@@ -32,7 +32,7 @@ use crate::rules::{Applicability, Rule};
 use crate::stream::ThreadScan;
 use crate::target;
 
-use super::window::{Rebase, placed, reach};
+use super::window::{Rebase, placed, reach, read_again_as_placed};
 use super::{Edit, OrphanPolicy, plan, window_scan};
 
 /// What a streaming repair did.
@@ -218,7 +218,7 @@ fn repair_lines(
     let mut torn = None;
     loop {
         // The next line: up to its newline, reading more as needed.
-        let found = memchr::memchr(b'\n', &kept.bytes[at - kept.base..]);
+        let found = memchr::memchr(b'\n', kept.from(at));
         let Some(k) = found.or_else(|| eof.then_some(kept.end() - at).filter(|&n| n > 0)) else {
             if eof {
                 break;
@@ -271,6 +271,9 @@ fn repair_lines(
     let end = kept.end();
     writer.arrived(&mut arrivals, &kept, end);
     writer.plan_ready(&kept, end, true);
+    if writer.line_fixes.as_ref().is_some_and(|f| !f.is_empty()) {
+        writer.fail("a conversation with a fix is not where the first reading saw it");
+    }
     if let Some((start, line)) = torn.filter(|_| options.drop_torn_tail) {
         writer.done.torn_tail = Some((line, end - start));
         writer.done.fixed += 1;
@@ -628,42 +631,73 @@ impl Thread {
 /// The raw bytes read but not yet written (also the Claude Code stream's).
 #[derive(Debug, Default)]
 pub(super) struct Kept {
-    /// File offset of `bytes[0]`.
+    /// File offset of the first byte kept (`bytes[head]`).
     pub(super) base: usize,
-    pub(super) bytes: Vec<u8>,
+    /// The bytes read, then room to read into (already initialised, so that the input is read
+    /// straight into it, without a buffer in between).
+    bytes: Vec<u8>,
+    /// Where the bytes kept start in `bytes`: those before were forgotten.
+    head: usize,
+    /// Where they end.
+    len: usize,
 }
 
+/// The least room [`Kept::fill`] reads into at once.
+const READ_BYTES: usize = 1 << 18;
+
 impl Kept {
-    /// Drop the bytes before file offset `to` (moving what follows only once the dropped part
-    /// outweighs it, so the cost stays linear).
+    /// Forget the bytes before file offset `to`. They are moved out of the way only when more
+    /// room is needed (see [`Kept::fill`]).
     pub(super) fn forget(&mut self, to: usize) {
-        let drop = to - self.base;
-        if drop > 0 && drop >= self.bytes.len() / 2 {
-            self.bytes.drain(..drop);
-            self.base = to;
+        self.head += to - self.base;
+        self.base = to;
+        if self.head == self.len {
+            (self.head, self.len) = (0, 0);
         }
     }
 
     /// The file offset just past the last byte read.
     pub(super) fn end(&self) -> usize {
-        self.base + self.bytes.len()
+        self.base + (self.len - self.head)
     }
 
     /// The bytes from file offset `start` to `end`.
     pub(super) fn slice(&self, start: usize, end: usize) -> &[u8] {
-        &self.bytes[start - self.base..end - self.base]
+        &self.bytes[self.head + start - self.base..self.head + end - self.base]
+    }
+
+    /// The bytes from file offset `start` to the last read.
+    pub(super) fn from(&self, start: usize) -> &[u8] {
+        self.slice(start, self.end())
     }
 
     /// Read more of `input` onto the end; `true` at the end of the input.
+    ///
+    /// The input is read straight into the room after the bytes kept (a `BufReader` hands a
+    /// read at least as large as its buffer to the file directly): one copy out of the kernel
+    /// rather than two. Room is made by moving the bytes kept to the front once the forgotten
+    /// ones outweigh them (so the cost stays linear), else by growing.
     pub(super) fn fill(&mut self, input: &mut dyn BufRead) -> io::Result<bool> {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(true);
+        if self.bytes.len() - self.len < READ_BYTES {
+            if self.head > 0 && self.head >= self.len - self.head {
+                self.bytes.copy_within(self.head..self.len, 0);
+                (self.head, self.len) = (0, self.len - self.head);
+            }
+            if self.bytes.len() - self.len < READ_BYTES {
+                self.bytes.resize(self.len + READ_BYTES, 0);
+            }
         }
-        let n = chunk.len();
-        self.bytes.extend_from_slice(chunk);
-        input.consume(n);
-        Ok(false)
+        loop {
+            match input.read(&mut self.bytes[self.len..]) {
+                Ok(0) => return Ok(true),
+                Ok(n) => {
+                    self.len += n;
+                    return Ok(false);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// The start of the line holding `offset`.
@@ -839,11 +873,17 @@ impl Writer<'_> {
     fn plan_group(&mut self, t: usize, count: usize, kept: &Kept, line_end: usize) {
         let d = self.dialect.expect("threads come with a dialect");
         let thread = &mut self.threads[t];
-        // Each message the first pass placed is where the second reading found it.
+        // Each message the first pass placed is where the second reading found it, and holds
+        // the calls and results the fix reads where the first reading saw them.
+        let message = |index: usize| {
+            index
+                .checked_sub(thread.first)
+                .and_then(|k| thread.kept.get(k))
+        };
         let agrees = thread.pending.range(..count).all(|p| {
             placed(&p.defect).into_iter().all(|(index, offset)| {
                 kept.line_start(offset) == thread.lines[index - thread.first]
-            })
+            }) && read_again_as_placed(&p.defect, message)
         });
         if !agrees {
             self.fail("the second reading numbered messages unlike the first");
@@ -937,8 +977,10 @@ impl Writer<'_> {
             Some(fixes) => {
                 // Only the conversations the first pass found fixes in.
                 let at = crate::stream::conversation_offset(&conv);
-                while fixes.front().is_some_and(|f| f.0 < at) {
-                    fixes.pop_front();
+                if fixes.front().is_some_and(|f| f.0 < at) {
+                    // Passed without being met: the file changed between the readings.
+                    self.fail("a conversation with a fix is not where the first reading saw it");
+                    return;
                 }
                 match fixes.front() {
                     Some(&(offset, number)) if offset == at => {
@@ -1034,35 +1076,53 @@ impl Writer<'_> {
                 limit = limit.min(kept.line_before(line));
             }
         }
-        if limit <= self.written && !eof {
+        // Written in runs of at least `COPY_BYTES` (a run that large goes past the output's
+        // buffer, uncopied).
+        if limit < self.written + COPY_BYTES && !eof {
             return Ok(());
         }
         self.edits
             .sort_by_key(|(e, seq)| (e.start, e.end != e.start, *seq));
         let mut written = self.written;
-        let mut rest = Vec::new();
-        for (e, seq) in std::mem::take(&mut self.edits) {
-            if e.start > limit || (e.start == limit && !eof) {
-                rest.push((e, seq));
-                continue;
-            }
+        let (now, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.edits)
+            .into_iter()
+            .partition(|(e, _)| e.start < limit || (e.start == limit && eof));
+        let mut pieces = Vec::with_capacity(2 * now.len() + 1);
+        for (e, _) in &now {
             if e.start < written {
                 // Never the case (edits lie after the bytes kept for them); if it were, the
                 // file is repaired whole rather than an edit lost.
                 self.fail("an edit fell before the bytes already written");
                 return Ok(());
             }
-            self.out.write_all(kept.slice(written, e.start))?;
-            self.out.write_all(&e.text)?;
+            pieces.push(IoSlice::new(kept.slice(written, e.start)));
+            pieces.push(IoSlice::new(&e.text));
             written = e.end;
         }
         if written < limit {
-            self.out.write_all(kept.slice(written, limit))?;
+            pieces.push(IoSlice::new(kept.slice(written, limit)));
             written = limit;
         }
+        pieces.retain(|p| !p.is_empty());
+        write_pieces(self.out, &mut pieces)?;
         self.edits = rest;
         kept.forget(written.min(kept.end()));
         self.written = written;
         Ok(())
     }
+}
+
+/// Write `pieces` (runs of the input and the edits' text between them, none empty) in one go
+/// where the output takes them so: a run large enough goes past the output's buffer uncopied,
+/// and the pieces around an edit are not written one by one.
+pub(super) fn write_pieces(out: &mut dyn Write, mut pieces: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !pieces.is_empty() {
+        match out.write_vectored(pieces) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut pieces, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

@@ -203,3 +203,52 @@ pub(super) fn placed(d: &Defect) -> Vec<(usize, usize)> {
     parts.retain(|&(_, offset)| offset > 0);
     parts
 }
+
+/// Did the second reading find each call and result `d` places as the first reading did: in
+/// the message of the same index (`message` gives it, when kept), at the same offset, with the
+/// same id and id span? A file changed between the readings (a line added or cut before, an
+/// id rewritten) fails here, rather than having the first reading's positions applied to other
+/// bytes.
+pub(super) fn read_again_as_placed<'m>(
+    d: &Defect,
+    message: impl Fn(usize) -> Option<&'m Message>,
+) -> bool {
+    let same_call = |c: &CallAt| {
+        c.call.pos.offset == 0
+            || message(c.holder).is_some_and(|m| {
+                m.calls.iter().any(|x| {
+                    x.pos.offset == c.call.pos.offset
+                        && x.id == c.call.id
+                        && x.id_span == c.call.id_span
+                })
+            })
+    };
+    let same_result = |r: &ResultAt| {
+        r.result.pos.offset == 0
+            || message(r.message).is_some_and(|m| {
+                m.results.iter().any(|x| {
+                    x.pos.offset == r.result.pos.offset
+                        && x.id == r.result.id
+                        && x.id_span == r.result.id_span
+                })
+            })
+    };
+    match d {
+        Defect::Dangling { call: c, .. }
+        | Defect::MissingCallId { call: c }
+        | Defect::MissingToolName { call: c } => same_call(c),
+        Defect::Orphan { result, later_call } => {
+            same_result(result) && later_call.as_deref().is_none_or(same_call)
+        }
+        Defect::Misplaced { call, result } => same_call(call) && same_result(result),
+        Defect::DuplicateResult {
+            call,
+            first,
+            result,
+        } => same_call(call) && same_result(first) && same_result(result),
+        Defect::DuplicateCallId { first, call } | Defect::ReusedCallId { first, call } => {
+            same_call(first) && same_call(call)
+        }
+        Defect::MissingResultId { result } => same_result(result),
+    }
+}
