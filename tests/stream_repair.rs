@@ -949,12 +949,18 @@ fn a_file_changed_between_the_readings_is_read_whole() {
     let before = chat_log(200 << 10);
     let mut after = b"{\"role\":\"user\",\"content\":\"added\"}\n".to_vec();
     after.extend_from_slice(&before);
+    assert_streams_whole_when_changed(&before, &after);
+}
+
+/// Streams a repair of a file that is `before` for its first two readings (its head, which
+/// settles the dialect, and the lint) and `after` for the third (the one that writes), and
+/// requires the stream to give up for the whole-file repair.
+fn assert_streams_whole_when_changed(before: &[u8], after: &[u8]) {
     let opened = std::cell::Cell::new(0);
     let open = || -> io::Result<Box<dyn BufRead + '_>> {
         opened.set(opened.get() + 1);
-        // Its first lines, then the lint, read it as it was; the second reading as it is.
-        let bytes = if opened.get() <= 2 { &before } else { &after };
-        Ok(Box::new(io::BufReader::new(&bytes[..])))
+        let bytes = if opened.get() <= 2 { before } else { after };
+        Ok(Box::new(io::BufReader::new(bytes)))
     };
     let (lint, options) = (LintOptions::default(), RepairOptions::default());
     let mut out = Vec::new();
@@ -971,17 +977,8 @@ fn conversations_moved_between_the_readings_are_read_whole() {
     let before = sparse_conversations(2_000, 200, &[1_500]);
     let mut after = sparse_conversations(1, 50, &[]);
     after.extend_from_slice(&before);
-    let opened = std::cell::Cell::new(0);
-    let open = || -> io::Result<Box<dyn BufRead + '_>> {
-        opened.set(opened.get() + 1);
-        let bytes = if opened.get() <= 2 { &before } else { &after };
-        Ok(Box::new(io::BufReader::new(&bytes[..])))
-    };
-    let (lint, options) = (LintOptions::default(), RepairOptions::default());
-    let mut out = Vec::new();
-    let got = toolmend::stream_lines("moved.jsonl", &open, &lint, &options, &mut out);
-    assert_eq!(opened.get(), 3);
-    assert!(matches!(got, Err(NotStreamed::Whole(_))), "{got:?}");
+    assert_streams_whole_when_changed(&before, &after);
     // Unchanged, it streams.
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
     compare("kept.jsonl", &before, &lint, &options).unwrap();
 }
