@@ -183,3 +183,36 @@ fn only_a_torn_final_line_is_dropped_and_only_when_asked() {
     assert_eq!(fixed.torn_tail, None);
     assert_eq!(fixed.output, middle);
 }
+
+/// Found by seed exploration (spliced sessions): the file's last line repeats an earlier line
+/// byte for byte, and the reading starts there, then moves down to a newer line hanging from
+/// it. Dropping that copy would start the reading at the line before it, on another branch
+/// (here an unanswered call): the copy is reported and left, and the repair is a fixed point.
+#[test]
+fn a_copy_that_is_the_last_line_is_not_dropped() {
+    let line = |uuid: &str, parent: &str, ty: &str, content: &str, second: u32| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
+        )
+    };
+    let call =
+        |id: &str| format!(r#"[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}]"#);
+    let result = r#"[{"type":"tool_result","tool_use_id":"toolu_x","content":"ok"}]"#;
+    let copied = line("r1", r#""a1""#, "user", result, 2);
+    let lines = [
+        line("u1", "null", "user", r#""go""#, 0),
+        line("a1", r#""u1""#, "assistant", &call("toolu_x"), 1),
+        copied.clone(),
+        line("u4", r#""r1""#, "user", r#""next""#, 5),
+        line("a5", r#""u1""#, "assistant", &call("toolu_y"), 3),
+        copied,
+    ];
+    let bytes = lines.map(|l| l + "\n").concat().into_bytes();
+    let found = api::findings("copy", &bytes);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].code, found[0].line), ("TM012", 6));
+    assert!(found[0].fix.is_none(), "{found:?}");
+    let fixed = api::repair("copy", &bytes, &RepairOptions::default());
+    assert!(!fixed.changed);
+    assert_eq!(fixed.output, bytes);
+}

@@ -374,7 +374,7 @@ impl ChainReader {
             chain.findings.push(f);
             return Some(chain);
         }
-        duplicates(&ls, &names, &mut chain.findings);
+        duplicates(&ls, &names, last, &mut chain.findings);
         parents(&ls, &names, &main, &mut chain.findings);
         // The uuids are written out only in findings from here on: those of the parents a
         // dropped line's children would take (see `server_orphans`).
@@ -830,7 +830,10 @@ fn shared_uuid(ls: &Links<'_>, names: &Names) -> Option<TreeFinding> {
 
 /// TM012: lines sharing a uuid. Identical copies collapse (a warning); different content is an
 /// error, since the client keeps only the later line.
-fn duplicates(ls: &Links<'_>, names: &Names, out: &mut Vec<TreeFinding>) {
+///
+/// A copy that is the file's last main-chain line (`last`, where the reading starts) is not
+/// dropped: the reading would then start at another line, and could resume another branch.
+fn duplicates(ls: &Links<'_>, names: &Names, last: usize, out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     let mut first = vec![NO; ls.uuids];
     for (i, l) in links.iter().enumerate() {
@@ -847,7 +850,7 @@ fn duplicates(ls: &Links<'_>, names: &Names, out: &mut Vec<TreeFinding>) {
             warning: identical,
             line: l.line(),
             column: 1,
-            fix: identical.then_some(TreeFix::DropCopy { line: ls.span(i) }),
+            fix: (identical && i != last).then_some(TreeFix::DropCopy { line: ls.span(i) }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
