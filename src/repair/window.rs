@@ -171,37 +171,59 @@ pub(crate) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
     (lo, hi, owner)
 }
 
-/// The messages of `d` whose place in the file the defect tells: (message index, an offset
-/// inside that message). Calls and results the walk remembered without their position (offset
-/// 0) are left out.
-pub(super) fn placed(d: &Defect) -> Vec<(usize, usize)> {
-    let call = |c: &CallAt| (c.holder, c.call.pos.offset);
-    let result = |r: &ResultAt| (r.message, r.result.pos.offset);
-    let mut parts = match d {
+/// A call or a result that a defect names.
+enum Part<'d> {
+    Call(&'d CallAt),
+    Result(&'d ResultAt),
+}
+
+impl Part<'_> {
+    /// The index of the message holding it, and its offset (0 when the walk remembered it
+    /// without its position).
+    fn place(&self) -> (usize, usize) {
+        match self {
+            Part::Call(c) => (c.holder, c.call.pos.offset),
+            Part::Result(r) => (r.message, r.result.pos.offset),
+        }
+    }
+}
+
+/// The calls and results `d` names.
+fn parts(d: &Defect) -> Vec<Part<'_>> {
+    match d {
         Defect::Dangling { call: c, .. }
         | Defect::MissingCallId { call: c }
-        | Defect::MissingToolName { call: c } => vec![call(c)],
+        | Defect::MissingToolName { call: c } => vec![Part::Call(c)],
         Defect::Orphan {
             result: r,
             later_call,
         } => {
-            let mut parts = vec![result(r)];
-            parts.extend(later_call.as_deref().map(call));
+            let mut parts = vec![Part::Result(r)];
+            parts.extend(later_call.as_deref().map(Part::Call));
             parts
         }
-        Defect::Misplaced { call: c, result: r } => vec![call(c), result(r)],
+        Defect::Misplaced { call: c, result: r } => vec![Part::Call(c), Part::Result(r)],
         Defect::DuplicateResult {
             call: c,
             first,
             result: r,
-        } => vec![call(c), result(first), result(r)],
+        } => vec![Part::Call(c), Part::Result(first), Part::Result(r)],
         Defect::DuplicateCallId { first, call: c } | Defect::ReusedCallId { first, call: c } => {
-            vec![call(first), call(c)]
+            vec![Part::Call(first), Part::Call(c)]
         }
-        Defect::MissingResultId { result: r } => vec![result(r)],
-    };
-    parts.retain(|&(_, offset)| offset > 0);
-    parts
+        Defect::MissingResultId { result: r } => vec![Part::Result(r)],
+    }
+}
+
+/// The messages of `d` whose place in the file the defect tells: (message index, an offset
+/// inside that message). Calls and results the walk remembered without their position (offset
+/// 0) are left out.
+pub(super) fn placed(d: &Defect) -> Vec<(usize, usize)> {
+    parts(d)
+        .iter()
+        .map(Part::place)
+        .filter(|&(_, offset)| offset > 0)
+        .collect()
 }
 
 /// Did the second reading find each call and result `d` places as the first reading did: in
@@ -213,42 +235,16 @@ pub(super) fn read_again_as_placed<'m>(
     d: &Defect,
     message: impl Fn(usize) -> Option<&'m Message>,
 ) -> bool {
-    let same_call = |c: &CallAt| {
-        c.call.pos.offset == 0
-            || message(c.holder).is_some_and(|m| {
-                m.calls.iter().any(|x| {
-                    x.pos.offset == c.call.pos.offset
-                        && x.id == c.call.id
-                        && x.id_span == c.call.id_span
-                })
+    parts(d).iter().all(|part| {
+        let (index, offset) = part.place();
+        offset == 0
+            || message(index).is_some_and(|m| match part {
+                Part::Call(c) => m.calls.iter().any(|x| {
+                    x.pos.offset == offset && x.id == c.call.id && x.id_span == c.call.id_span
+                }),
+                Part::Result(r) => m.results.iter().any(|x| {
+                    x.pos.offset == offset && x.id == r.result.id && x.id_span == r.result.id_span
+                }),
             })
-    };
-    let same_result = |r: &ResultAt| {
-        r.result.pos.offset == 0
-            || message(r.message).is_some_and(|m| {
-                m.results.iter().any(|x| {
-                    x.pos.offset == r.result.pos.offset
-                        && x.id == r.result.id
-                        && x.id_span == r.result.id_span
-                })
-            })
-    };
-    match d {
-        Defect::Dangling { call: c, .. }
-        | Defect::MissingCallId { call: c }
-        | Defect::MissingToolName { call: c } => same_call(c),
-        Defect::Orphan { result, later_call } => {
-            same_result(result) && later_call.as_deref().is_none_or(same_call)
-        }
-        Defect::Misplaced { call, result } => same_call(call) && same_result(result),
-        Defect::DuplicateResult {
-            call,
-            first,
-            result,
-        } => same_call(call) && same_result(first) && same_result(result),
-        Defect::DuplicateCallId { first, call } | Defect::ReusedCallId { first, call } => {
-            same_call(first) && same_call(call)
-        }
-        Defect::MissingResultId { result } => same_result(result),
-    }
+    })
 }
