@@ -10,7 +10,7 @@ use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::dialect::Dialect;
 use crate::edit::{RepairOptions, is_sample_result};
 use crate::model::{Conversation, Message, Role};
-use crate::repair::{Shape, map_defect, reach, scan_shapes};
+use crate::repair::{Shape, map_defect, reach, scan_from};
 
 /// Do the fixes of `dialect` read only their own messages and the first messages of each
 /// kind that [`Windows`] keeps? Those of the other dialects (OpenAI Responses items and Codex
@@ -127,17 +127,17 @@ impl Windows {
         let n = noted.len();
         // Each fix's messages, as ranges merged before they are listed (fixes of one answer
         // window share them).
-        let mut ends: HashMap<usize, usize> = HashMap::new();
+        let mut ends: HashMap<usize, Option<usize>> = HashMap::new();
         let mut ranges: Vec<(usize, usize)> = defects
             .iter()
             .map(|d| {
-                let (lo, hi, owner) = reach(d);
-                let after = match owner {
-                    Some(owner) => {
-                        let end = *ends.entry(owner).or_insert_with(|| {
-                            scan_shapes(n, owner, self.window, |k| noted[k].shape).0
+                let (lo, hi, from) = reach(d);
+                let after = match from {
+                    Some(from) => {
+                        let end = *ends.entry(from).or_insert_with(|| {
+                            scan_from(n, from, self.window, |k| noted[k].shape).0
                         });
-                        (end + 1).max(hi + 1)
+                        end.map_or(from, |end| end + 1).max(hi + 1)
                     }
                     None => hi + 1,
                 };

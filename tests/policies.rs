@@ -53,6 +53,50 @@ fn orphans_drop_and_note() {
     assert_eq!(codes("m.json", out.as_bytes()), ["TM004"]);
 }
 
+/// A note is not a result: an orphan noted where it stands inside an answer window would end
+/// the window before the results and placeholders after it, and the repaired log would still
+/// be refused (a second repair then moved them). The notes go after them, in their order.
+#[test]
+fn notes_of_orphans_inside_an_answer_window_go_after_its_results() {
+    let call = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"g","arguments":"{}"}}]}"#;
+    let note = RepairOptions {
+        orphans: OrphanPolicy::Note,
+        ..RepairOptions::default()
+    };
+    let x = r#"{"role":"tool","tool_call_id":"x","content":"stray"}"#;
+    let y = r#"{"role":"tool","tool_call_id":"y","content":"late"}"#;
+    let a = r#"{"role":"tool","tool_call_id":"a","content":"ok"}"#;
+    let user = r#"{"role":"user","content":"next"}"#;
+    // Results after the orphan, the orphan last in its window, and a file ending there.
+    for (messages, tail) in [
+        (vec![call, x, a, y, user], "next"),
+        (vec![call, a, x], "stray"),
+        (vec![call, x], "stray"),
+    ] {
+        for (name, src) in [
+            (
+                "w.jsonl",
+                messages.iter().map(|m| format!("{m}\n")).collect(),
+            ),
+            (
+                "w.json",
+                format!("{{\"messages\":[{}]}}", messages.join(",")),
+            ),
+        ] {
+            let out = run(&src, name, &LintOptions::default(), &note);
+            assert_eq!(codes(name, out.as_bytes()), Vec::<String>::new(), "{out}");
+            let b = out.find("interrupted").expect("b gets a placeholder");
+            let notes: Vec<usize> = ["unknown call x", "unknown call y"]
+                .iter()
+                .filter_map(|n| out.find(n))
+                .collect();
+            assert!(notes.is_sorted() && notes.iter().all(|&n| n > b), "{out}");
+            assert!(out.find(tail) >= notes.last().copied(), "{out}");
+            assert_eq!(run(&out, name, &LintOptions::default(), &note), out);
+        }
+    }
+}
+
 #[test]
 fn duplicates_keep_first_or_last() {
     let first = RepairOptions {

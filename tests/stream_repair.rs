@@ -655,7 +655,7 @@ impl Rng {
 /// One message-per-line log of about `size` bytes in `dialect` (`chat`, `anthropic`,
 /// `langchain`; `conversations`: one OpenAI conversation per line), broken the ways the seed
 /// exploration broke its logs: calls left dangling, results after a user turn, duplicated,
-/// orphaned, ids reused and doubled in one message, blank, whitespace and CRLF lines, a torn
+/// orphaned (after a turn's results and among them), ids reused and doubled in one message, blank, whitespace and CRLF lines, a torn
 /// line, a conversation no dialect reads, and a last message whose calls all dangle or a torn
 /// final line.
 fn generated_log(seed: u64, dialect: &str, size: usize) -> Vec<u8> {
@@ -727,6 +727,8 @@ fn generated_log(seed: u64, dialect: &str, size: usize) -> Vec<u8> {
                     0..8 => continue,
                     8..10 => messages.push(user("between")),
                     10..12 => messages.push(result(id, "again")),
+                    // An orphan inside the answer window: its note must leave the window.
+                    12..14 => messages.push(result(&format!("stray_{}", messages.len()), "x")),
                     _ => {}
                 }
                 messages.push(result(id, &text));
@@ -810,6 +812,13 @@ fn bigger_generated_logs_stream_as_they_repair_whole() {
                     "{name} ({policy}): {why}"
                 );
             }
+            // Under every policy a repair is a fixed point of that policy.
+            let once = toolmend::repair(&name, &bytes, &lint, &options);
+            let twice = toolmend::repair(&name, &once.output, &lint, &options);
+            assert!(
+                !twice.changed,
+                "{name} ({policy}): a second repair changed more"
+            );
         }
         let once = toolmend::repair(&name, &bytes, &lint, &RepairOptions::default());
         assert!(once.placeholders > 50, "{name}: {}", once.placeholders);

@@ -4,7 +4,7 @@
 //! by default; unsafe ones (dropping or converting orphans, resolving duplicates, re-id) only
 //! when a policy asks. Every byte outside the edits is kept.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::{CallAt, Defect, Window};
 use crate::dialect::{Dialect, DropLine, TreeFix};
@@ -426,22 +426,6 @@ pub(crate) fn tree_fix_with(
     }
 }
 
-/// The last message of `owner`'s answer window: its continuations and the results right after
-/// (for [`Window::CallRun`] and [`Window::AfterCall`], also the sibling calls and other items
-/// of the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
-/// response turn answers together).
-pub fn window_end(conv: &Conversation, owner: usize, window: Window) -> usize {
-    window_scan(&conv.messages, owner, window).0
-}
-
-/// [`window_end`] over `messages` (indexed by message index), and whether a message after the
-/// window closed it (`false` when the window runs to the end of `messages`, so that a later
-/// message could still belong to it).
-pub(crate) fn window_scan(messages: &[Message], owner: usize, window: Window) -> (usize, bool) {
-    // Positions in `messages` stand for message indices (they are equal in a conversation).
-    scan_shapes(messages.len(), owner, window, |i| Shape::of(&messages[i]))
-}
-
 /// What the search for the end of an answer window reads of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Shape {
@@ -464,27 +448,36 @@ impl Shape {
     }
 }
 
-/// [`window_scan`] over `len` messages known by their shapes (`shape(i)` for message `i`).
-pub(crate) fn scan_shapes(
+/// The last message of the answer window that starts at message `from` (the window of the
+/// message before it), if the window holds any, and whether a message after it closed it
+/// (`false` when the window runs to the last of the `len` messages, so that a later message
+/// could still belong to it). `shape(k)` gives message `k`'s shape; message `from - 1` is
+/// never read, so `from` may be the first message known.
+///
+/// The window holds its calling message's continuations and the results right after (for
+/// [`Window::CallRun`] and [`Window::AfterCall`], also the sibling calls and other items of
+/// the same run; for [`Window::NextResponseTurn`], the model turns with calls that the next
+/// response turn answers together).
+pub(crate) fn scan_from(
     len: usize,
-    owner: usize,
+    from: usize,
     window: Window,
     shape: impl Fn(usize) -> Shape,
-) -> (usize, bool) {
-    let mut end = owner;
+) -> (Option<usize>, bool) {
+    let mut end = None;
     if window == Window::NextResponseTurn {
-        for k in owner + 1..len {
+        for k in from..len {
             let m = shape(k);
             if m.role != Role::Assistant || !m.calls {
                 return (end, true);
             }
-            end = k;
+            end = Some(k);
         }
         return (end, false);
     }
     let runs = matches!(window, Window::CallRun | Window::AfterCall);
     let mut closed = false;
-    for k in owner + 1..len {
+    for k in from..len {
         let m = shape(k);
         let inside = m.continuation
             || m.role == Role::Tool
@@ -493,14 +486,14 @@ pub(crate) fn scan_shapes(
             closed = true;
             break;
         }
-        end = k;
+        end = Some(k);
     }
     // Trailing items that are not results (reasoning before the next turn) stay after.
-    while end > owner && {
-        let m = shape(end);
+    while let Some(e) = end.filter(|&e| {
+        let m = shape(e);
         m.role != Role::Tool && !m.continuation
-    } {
-        end -= 1;
+    }) {
+        end = e.checked_sub(1).filter(|&k| k >= from);
     }
     (end, closed)
 }
@@ -540,9 +533,11 @@ pub fn plan<'a>(
             .iter()
             .map(|d| fix_for(dialect, d, false).map(|f| f.applicability))
             .collect(),
+        noted: BTreeSet::new(),
         edits,
         plan: Plan::default(),
     };
+    planner.noted = planner.noted_orphans(defects);
     planner.moves(defects);
     planner.placeholders(defects);
     planner.policy_fixes(defects);
@@ -562,6 +557,9 @@ struct Planner<'a, 'e> {
     sample: Option<&'a Message>,
     /// The applicability of each defect's fix, if it has one.
     offered: Vec<Option<Applicability>>,
+    /// Messages that are each a whole orphan result `--orphans note` turns into a note: they
+    /// leave their answer window (see [`Planner::placement_end`]).
+    noted: BTreeSet<usize>,
     edits: &'e mut EditSet,
     plan: Plan,
 }
@@ -580,15 +578,48 @@ impl<'a> Planner<'a, '_> {
         }
     }
 
-    /// A context for `owner`'s results: they go after its answer window (or right after it,
-    /// for `--profile deerflow`).
+    /// A context for `owner`'s results: they go after the results of its answer window (or
+    /// right after it, for `--profile deerflow`).
     fn cx_for(&self, owner: usize) -> RepairCx<'a> {
         let anchor = if self.options.before_results {
             owner
         } else {
-            window_end(self.conv, owner, self.window)
+            self.placement_end(owner + 1).unwrap_or(owner)
         };
         self.cx_at(owner, anchor)
+    }
+
+    /// The message that what goes into the answer window starting at message `from` is
+    /// placed after: the window's last message that stays a result. Orphans turned into
+    /// notes do not: a note is not a result, so one left inside the window would end it
+    /// before the results after it, and before the placeholders; the notes go after them.
+    fn placement_end(&self, from: usize) -> Option<usize> {
+        let messages = &self.conv.messages;
+        let (end, _) = scan_from(messages.len(), from, self.window, |k| {
+            Shape::of(&messages[k])
+        });
+        (from..=end?).rev().find(|k| !self.noted.contains(k))
+    }
+
+    /// The messages of `defects` that are each a whole orphan result its note replaces.
+    fn noted_orphans(&self, defects: &[Defect]) -> BTreeSet<usize> {
+        if self.options.orphans != OrphanPolicy::Note {
+            return BTreeSet::new();
+        }
+        defects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| match d {
+                Defect::Orphan {
+                    result,
+                    later_call: None,
+                } if result.result.whole_message && self.offers(i, Applicability::Unsafe) => {
+                    let cx = self.plain_cx(result.message);
+                    self.dialect.note(&cx, cx.owner).map(|_| result.message)
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// A context placed at one message, for the fixes that replace or remove it.
@@ -700,7 +731,12 @@ impl<'a> Planner<'a, '_> {
                     result,
                     later_call: None,
                 } => (
-                    orphan_fix(&self.plain_cx(result.message), self.dialect, result),
+                    orphan_fix(
+                        &self.plain_cx(result.message),
+                        self.dialect,
+                        result,
+                        self.placement_end(result.message),
+                    ),
                     Label::new(
                         match self.options.orphans {
                             OrphanPolicy::Note => "note-orphan",
@@ -750,11 +786,14 @@ impl<'a> Planner<'a, '_> {
     }
 }
 
-/// The fix of an orphan result by policy; `cx` is placed at the orphan's message.
+/// The fix of an orphan result by policy; `cx` is placed at the orphan's message. A note of a
+/// whole message goes after `results_end`, the last result of the run it sits in, when that
+/// comes after it (see [`Planner::placement_end`]).
 fn orphan_fix(
     cx: &RepairCx<'_>,
     dialect: &dyn Dialect,
     result: &crate::analysis::ResultAt,
+    results_end: Option<usize>,
 ) -> Option<Vec<Edit>> {
     let msg = cx.owner;
     if !result.result.whole_message {
@@ -766,7 +805,15 @@ fn orphan_fix(
     match cx.options.orphans {
         OrphanPolicy::Keep => None,
         OrphanPolicy::Drop => Some(vec![cx.delete(msg)]),
-        OrphanPolicy::Note => dialect.note(cx, msg).map(|j| vec![cx.replace(msg, &j)]),
+        OrphanPolicy::Note => dialect.note(cx, msg).map(|j| match results_end {
+            Some(end) if end > msg.index => {
+                vec![
+                    cx.delete(msg),
+                    cx.insert_after(&cx.conv.messages[end], &[j]),
+                ]
+            }
+            _ => vec![cx.replace(msg, &j)],
+        }),
     }
 }
 

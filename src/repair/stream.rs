@@ -33,7 +33,7 @@ use crate::stream::ThreadScan;
 use crate::target;
 
 use super::window::{Rebase, placed, reach, read_again_as_placed};
-use super::{Edit, OrphanPolicy, plan, window_scan};
+use super::{Edit, OrphanPolicy, Shape, plan, scan_from};
 
 /// What a streaming repair did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -340,7 +340,7 @@ fn thread(
             .into_iter()
             .filter(|defect| acts(d, defect, options))
             .map(|defect| {
-                let (lo, hi, owner) = reach(&defect);
+                let (lo, hi, window_from) = reach(&defect);
                 let anchor = placed(&defect)
                     .into_iter()
                     .find(|&(i, _)| i == lo)
@@ -349,7 +349,7 @@ fn thread(
                     defect,
                     lo,
                     hi,
-                    owner,
+                    window_from,
                     anchor,
                 }
             })
@@ -466,8 +466,8 @@ struct Pending {
     defect: Defect,
     lo: usize,
     hi: usize,
-    /// The calling message whose answer window the fix places results after.
-    owner: Option<usize>,
+    /// The first message of the answer window whose end the fix needs (see [`reach`]).
+    window_from: Option<usize>,
     /// An offset inside message `lo`, when the first pass knows one.
     anchor: Option<usize>,
 }
@@ -550,28 +550,37 @@ impl Thread {
         if !self.synced {
             return false;
         }
-        let (hi, owner) = (self.pending[p].hi, self.pending[p].owner);
+        let (hi, from) = (self.pending[p].hi, self.pending[p].window_from);
         if hi + 1 >= self.seen() || self.sample_at.is_some_and(|s| s >= self.seen()) {
             return false;
         }
-        owner.is_none_or(|owner| self.window_end(owner).1)
+        from.is_none_or(|from| self.window_end(from).1)
     }
 
-    /// The end of `owner`'s answer window among the kept messages, and whether it closed.
-    fn window_end(&mut self, owner: usize) -> (usize, bool) {
-        let messages = self.kept.make_contiguous();
-        let (end, closed) = window_scan(messages, owner - self.first, self.window);
-        (end + self.first, closed)
+    /// The last message of the answer window starting at message `from`, among the kept
+    /// messages (none when it is empty), and whether it closed.
+    fn window_end(&mut self, from: usize) -> (Option<usize>, bool) {
+        let (first, kept) = (self.first, self.kept.make_contiguous());
+        scan_from(first + kept.len(), from, self.window, |k| {
+            Shape::of(&kept[k - first])
+        })
     }
 
-    /// The last message a fix of pending `p` may touch: the one after its answer window.
-    fn last_needed(&mut self, p: usize) -> usize {
-        let (hi, owner) = (self.pending[p].hi, self.pending[p].owner);
-        let after = match owner {
-            Some(owner) => self.window_end(owner).0 + 1,
+    /// The message after those a fix of pending `p` reads or edits: the one after its answer
+    /// window, which it only reads (past the last message at the end of the file).
+    fn after(&mut self, p: usize) -> usize {
+        let (hi, from) = (self.pending[p].hi, self.pending[p].window_from);
+        let after = match from {
+            Some(from) => self.window_end(from).0.map_or(from, |end| end + 1),
             None => hi + 1,
         };
-        after.max(hi + 1).min(self.seen().saturating_sub(1))
+        after.max(hi + 1)
+    }
+
+    /// The last message a fix of pending `p` may touch: the one after its answer window, or
+    /// the last message read.
+    fn last_needed(&mut self, p: usize) -> usize {
+        self.after(p).min(self.seen().saturating_sub(1))
     }
 
     /// How many pending fixes form the next group, when they are all ready: fixes join a
@@ -596,11 +605,11 @@ impl Thread {
             if !self.holds(k) {
                 return Err("the second reading did not keep the messages of a fix".into());
             }
-            // At the end of the file the message after the window does not exist, and
-            // `last_needed` stops at the last message, which may be this fix's own: a fix
-            // starting there still joins the group (as in the whole-file repair, where
-            // placeholders for the calls of one message go into one message).
-            reach = reach.max(self.last_needed(k)).max(self.pending[k].hi + 1);
+            // At the end of the file the message after the window does not exist, so a fix
+            // starting at the last message still joins the group (as in the whole-file
+            // repair, where placeholders for the calls of one message go into one message,
+            // and an orphan's note goes after the placeholders of the window it sits in).
+            reach = reach.max(self.after(k));
         }
         Ok((!self.pending.is_empty()).then_some(self.pending.len()))
     }

@@ -133,24 +133,30 @@ pub(crate) fn map_defect(
     }
 }
 
-/// The messages a defect's fix reads or edits, lowest and highest (by index); and the calling
-/// message whose answer window the fix places results after, if it does.
+/// The messages a defect's fix reads or edits, lowest and highest (by index); and the first
+/// message of the answer window whose end the fix needs, if it needs one: the window of the
+/// calling message it places results after, or the run a whole result it turns into a note
+/// sits in (the note goes after the run's results, see `Planner::placement_end`).
 pub(crate) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
     let call = |c: &CallAt| [c.message, c.holder];
-    let (indices, owner): (Vec<usize>, Option<usize>) = match d {
-        Defect::Dangling { call: c, .. } => (call(c).to_vec(), Some(c.message)),
+    let after = |c: &CallAt| Some(c.message + 1);
+    let (indices, from): (Vec<usize>, Option<usize>) = match d {
+        Defect::Dangling { call: c, .. } => (call(c).to_vec(), after(c)),
         Defect::Misplaced { call: c, result } => {
-            ([&call(c)[..], &[result.message]].concat(), Some(c.message))
+            ([&call(c)[..], &[result.message]].concat(), after(c))
         }
         Defect::Orphan {
             result,
             later_call: Some(c),
-        } => ([&call(c)[..], &[result.message]].concat(), Some(c.message)),
+        } => ([&call(c)[..], &[result.message]].concat(), after(c)),
         Defect::Orphan {
             result,
             later_call: None,
-        }
-        | Defect::MissingResultId { result } => (vec![result.message], None),
+        } => (
+            vec![result.message],
+            result.result.whole_message.then_some(result.message),
+        ),
+        Defect::MissingResultId { result } => (vec![result.message], None),
         Defect::DuplicateResult {
             call: c,
             first,
@@ -160,7 +166,7 @@ pub(crate) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
             None,
         ),
         Defect::DuplicateCallId { first, call: c } | Defect::ReusedCallId { first, call: c } => {
-            ([&call(first)[..], &call(c)[..]].concat(), Some(c.message))
+            ([&call(first)[..], &call(c)[..]].concat(), after(c))
         }
         Defect::MissingCallId { call: c } | Defect::MissingToolName { call: c } => {
             (call(c).to_vec(), None)
@@ -168,7 +174,7 @@ pub(crate) fn reach(d: &Defect) -> (usize, usize, Option<usize>) {
     };
     let lo = indices.iter().copied().min().unwrap_or(0);
     let hi = indices.iter().copied().max().unwrap_or(0);
-    (lo, hi, owner)
+    (lo, hi, from)
 }
 
 /// A call or a result that a defect names.
