@@ -237,6 +237,7 @@ impl Windows {
             messages,
             foreign: conv.foreign.clone(),
             unread: conv.unread.clone(),
+            next_lines: Vec::new(),
         };
         Ok((sparse, defects))
     }

@@ -167,6 +167,9 @@ pub struct Conversation {
     /// Messages carrying tool keys the conversation's dialect does not read: the conversation
     /// is reported (TM009) instead of judged, and never repaired.
     pub unread: Vec<Unread>,
+    /// Claude Code: lines whose next line on the resumed history is not the first later line
+    /// hanging from them, and where that next line starts (see `Chain::next_lines`).
+    pub next_lines: Vec<(usize, usize)>,
 }
 
 /// A message carrying a tool key (see `dialect::tool_keys`) that its dialect does not read.

@@ -57,6 +57,9 @@ pub struct StreamReport {
     pub(crate) line_fixes: Vec<(Option<usize>, usize)>,
     /// The fixes of the Claude Code tree findings (TM012, TM014), for a streaming repair.
     pub(crate) tree_fixes: Vec<TreeFix>,
+    /// The Claude Code lines after which the resumed history does not go on with the first
+    /// later line hanging from them (`Chain::next_lines`).
+    pub(crate) next_lines: Vec<(usize, usize)>,
     /// Where the first line whose message is one `tool_result` block starts (Claude Code;
     /// the lines of a file of another dialect are not looked at once it is chosen).
     pub(crate) first_result: Option<usize>,
@@ -718,6 +721,9 @@ impl Streamer<'_> {
                 .iter()
                 .flat_map(|c| c.findings.iter().filter_map(|f| f.fix.clone()))
                 .collect();
+            report.next_lines = chain
+                .as_ref()
+                .map_or_else(Vec::new, |c| c.next_lines.clone());
             for (index, mut t) in threads.into_iter().enumerate() {
                 let mut which = match &t.key {
                     Some(k) => format!("one message per line, thread {k}"),

@@ -19,6 +19,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("last-line-older-children", &[]),
     ("late-last-line", &[]),
     ("mid-dangling", &["TM001@2"]),
+    ("rewind-dangling", &["TM001@2"]),
     ("trailing-call", &["TM001@2"]),
     ("orphan-result", &["TM002@3"]),
     ("torn-tail", &["TM007@4"]),
@@ -215,4 +216,87 @@ fn a_copy_that_is_the_last_line_is_not_dropped() {
     let fixed = api::repair("copy", &bytes, &RepairOptions::default());
     assert!(!fixed.changed);
     assert_eq!(fixed.output, bytes);
+}
+
+/// The texts of the messages of the history Claude Code resumes from `bytes`.
+fn resumed_texts(bytes: &[u8]) -> String {
+    let a = api::analyse("s.jsonl", bytes);
+    a.doc.conversations[0]
+        .messages
+        .iter()
+        .map(|m| String::from_utf8_lossy(&bytes[m.span.start..m.span.end]).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A placeholder relinks the line the resumed history goes on with, which is not always the
+/// first later line hanging from the call: after a `/rewind` the abandoned reply comes first,
+/// and when the call line is copied at the end of the file its reply comes before the copy.
+/// Relinking the first later child left the live reply hanging from the call (still
+/// unanswered, and a second repair added a second placeholder with the same uuid), or took
+/// the reply off the resumed history. The streamed repair writes the same bytes, or, when
+/// the reply comes before the line the placeholder follows, leaves the file to the
+/// whole-file repair, saying why.
+#[test]
+fn a_placeholder_relinks_the_reply_the_history_goes_on_with() {
+    let line = |uuid: &str, parent: &str, ty: &str, content: &str, second: u32| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
+        )
+    };
+    let call = line(
+        "a1",
+        r#""u1""#,
+        "assistant",
+        r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#,
+        1,
+    );
+    let copied = [
+        line("u1", "null", "user", r#""go""#, 0),
+        call.clone(),
+        line("u2", r#""a1""#, "user", r#""and then?""#, 2),
+        call,
+    ];
+    let copied = copied.map(|l| l + "\n").concat().into_bytes();
+    for (name, bytes, live, gone) in [
+        (
+            "rewind-dangling",
+            fixture("rewind-dangling"),
+            "what is in the cache?",
+            Some("wait, keep the cache"),
+        ),
+        ("copied-call", copied, "and then?", None),
+    ] {
+        assert!(resumed_texts(&bytes).contains(live), "{name}");
+        let fixed = api::repair(name, &bytes, &RepairOptions::default());
+        assert_eq!(fixed.placeholders, 1, "{name}");
+        let history = resumed_texts(&fixed.output);
+        assert!(history.contains(live), "{name}: {history}");
+        assert!(history.contains("interrupted"), "{name}: {history}");
+        assert!(
+            gone.is_none_or(|g| !history.contains(g)),
+            "{name}: {history}"
+        );
+        let left = api::codes(name, &fixed.output);
+        assert!(!left.contains(&"TM001"), "{name}: {left:?}");
+        let again = api::repair(name, &fixed.output, &RepairOptions::default());
+        assert_eq!(again.placeholders, 0, "{name}");
+        let open =
+            || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(&bytes[..])) };
+        let mut out = Vec::new();
+        let streamed = toolmend::stream_lines(
+            name,
+            &open,
+            &Options::default(),
+            &RepairOptions::default(),
+            &mut out,
+        );
+        match streamed {
+            Ok(_) if name == "rewind-dangling" => assert!(out == fixed.output, "{name}"),
+            Err(toolmend::NotStreamed::Whole(why)) if name == "copied-call" => {
+                assert!(why.contains("copied line"), "{why}")
+            }
+            other => panic!("{name}: streamed: {other:?}"),
+        }
+    }
 }

@@ -7,8 +7,9 @@
 //!
 //! Repair of dangling calls: all placeholders of one API message go right after the last line
 //! of that message holding a dangling call (extended over the message's directly following
-//! lines), one new user line per call, chained by `parentUuid`; the first line after them that
-//! had that line as parent is re-parented to the last placeholder. Nothing is ever inserted
+//! lines), one new user line per call, chained by `parentUuid`; the line the resumed history
+//! goes on with from that line (the first later line hanging from it, unless the chain says
+//! otherwise: `Chain::next_lines`) is re-parented to the last placeholder. Nothing is ever inserted
 //! between two lines of one API message, which would split it in two when Claude Code rebuilds
 //! the history. Result lines are never moved or dropped (they are links of the chain).
 
@@ -25,6 +26,7 @@ use crate::json::{Kind, NodeId, Tree};
 use crate::model::{Call, Message, Role, ToolResult};
 use crate::provider::Provider;
 
+pub(crate) use chain::next_line_of;
 pub use held::Held;
 pub(crate) use placeholder::{derive_uuid, is_result_line, parent_link};
 

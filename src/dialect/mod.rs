@@ -36,7 +36,7 @@ pub use bedrock::Bedrock;
 pub(crate) use claude_code::chain::UUIDS_NOT_IDENTIFIERS;
 pub use claude_code::chain::{Chain, ChainReader, DropLine, LinkDrafts, TreeFinding, TreeFix};
 pub use claude_code::{Brief, ClaudeCode, Held, resumed};
-pub(crate) use claude_code::{derive_uuid, is_result_line, parent_link};
+pub(crate) use claude_code::{derive_uuid, is_result_line, next_line_of, parent_link};
 pub use claude_stream::ClaudeStream;
 pub use cline::{Cline, TaskFile};
 pub use codex::CodexRollout;

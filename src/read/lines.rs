@@ -709,7 +709,9 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                 Some(t) => format!("one message per line, thread {t}"),
                 None => "one message per line".into(),
             };
+            let mut next_lines = Vec::new();
             if let (None, Some(chain)) = (&t.key, &chain) {
+                next_lines.clone_from(&chain.next_lines);
                 let mut numbering = super::Numbering::default();
                 t.builder.messages = dialect::resumed(t.builder.messages, chain);
                 for m in &mut t.builder.messages {
@@ -732,6 +734,7 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                     messages: t.builder.messages,
                     foreign: t.foreign,
                     unread: t.unread,
+                    next_lines,
                 },
             );
         }

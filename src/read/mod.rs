@@ -469,6 +469,7 @@ fn read_found_with(
         messages: builder.messages,
         foreign,
         unread,
+        next_lines: Vec::new(),
     }
 }
 

@@ -10,8 +10,10 @@
 //! planned by the whole-file planner over a buffer holding just its lines (from the line
 //! before the first), with the file's first line whose message is one `tool_result` block in
 //! front (what a placeholder mirrors). A placeholder's child (the first later line whose
-//! `parentUuid` names the line the placeholders follow) may be anywhere after: it is relinked
-//! when the second reading meets it. The fixes of the tree findings (repeated lines, server
+//! `parentUuid` names the line the placeholders follow, or the line the first reading's chain
+//! names) may be anywhere after: it is relinked when the second reading meets it; a child
+//! written before that line sends the file to the whole-file repair. The fixes of the tree
+//! findings (repeated lines, server
 //! tool results without their call) are spans the first reading found.
 //!
 //! Every message the second reading rebuilds must start where the first placed it, with the
@@ -27,7 +29,9 @@ use memchr::memmem;
 use crate::analysis::{CallAt, Defect};
 use crate::dialect::{Brief, ClaudeCode, Dialect, ReadCx, TreeFix};
 
-use crate::dialect::{Cursor, UUIDS_NOT_IDENTIFIERS, derive_uuid, is_result_line, parent_link};
+use crate::dialect::{
+    Cursor, UUIDS_NOT_IDENTIFIERS, derive_uuid, is_result_line, next_line_of, parent_link,
+};
 use crate::edit::{EditSet, RepairOptions};
 use crate::json::{J, Style, parse};
 use crate::lint::LintOptions;
@@ -124,6 +128,8 @@ pub(super) fn repair(
         None => &mut nowhere,
     };
     let mut second = Second::new(fixes, tree, sample, options, lint, out);
+    second.main = report.threads.iter().position(|t| t.key.is_none());
+    second.next_lines = report.next_lines;
     second.read(&mut *open()?, torn_line)?;
     done.fixed = second.fixed;
     done.placeholders = second.placeholders;
@@ -296,12 +302,13 @@ impl Write for LineCount {
 }
 
 /// A placeholder's child still to be found: the first line from `from` whose `parentUuid` is
-/// `parent` gets `token` instead.
+/// `parent` (the line starting at `line`, when known) gets `token` instead.
 #[derive(Debug)]
 struct Waiting {
     parent: String,
     token: String,
     from: usize,
+    line: Option<usize>,
 }
 
 /// The second reading.
@@ -320,6 +327,10 @@ struct Second<'a> {
     tree_lines: VecDeque<(usize, usize, TreeFix)>,
     sample: Option<Vec<u8>>,
     waiting: Vec<Waiting>,
+    /// The main thread (the resumed history), and its lines whose child on that history is
+    /// not the first later line hanging from them (see `Chain::next_lines`).
+    main: Option<usize>,
+    next_lines: Vec<(usize, usize)>,
     edits: Vec<Edit>,
     written: usize,
     fixed: usize,
@@ -356,6 +367,8 @@ impl<'a> Second<'a> {
             tree_lines: VecDeque::new(),
             sample,
             waiting: Vec::new(),
+            main: None,
+            next_lines: Vec::new(),
             edits: Vec::new(),
             written: 0,
             fixed: 0,
@@ -496,7 +509,7 @@ impl<'a> Second<'a> {
         let mut parsed = false;
         let mut found = None;
         for (i, w) in self.waiting.iter().enumerate() {
-            if w.from > at {
+            if w.from > at || w.line.is_some_and(|line| line != at) {
                 continue;
             }
             let plain = !w.parent.contains(['\\', '"']) && !w.parent.chars().any(char::is_control);
@@ -577,6 +590,19 @@ impl<'a> Second<'a> {
         if !self.agrees(&fix, &messages) {
             return whole("a message of a fix did not read again as it did");
         }
+        // The line the history goes on with after the fix's last line, when it is not the
+        // first later line hanging from it.
+        let main = self.main == Some(fix.thread);
+        let next = messages.last().filter(|_| main).and_then(|after| {
+            let at = after.span.start;
+            let &(line, _, _) = fix.lines.iter().find(|l| l.0 <= at && at < l.1)?;
+            next_line_of(&self.next_lines, line, at)
+        });
+        if fix.placeholders && next.is_some_and(|next| next < last_end) {
+            return whole(
+                "the history goes on after a dangling call with a line written before it (a copied line)",
+            );
+        }
         let rebase = Rebase {
             from: context,
             to: prefix,
@@ -591,6 +617,7 @@ impl<'a> Second<'a> {
             messages: messages.iter().map(|m| rebase.message(m)).collect(),
             foreign: Vec::new(),
             unread: Vec::new(),
+            next_lines: Vec::new(),
         };
         let defects: Vec<Defect> = fix.defects.iter().map(|x| rebase.defect(x)).collect();
         let mut set = EditSet::default();
@@ -627,7 +654,7 @@ impl<'a> Second<'a> {
             }
         }
         if fix.placeholders && p.placeholders > 0 && !relinked {
-            self.wait_for_child(&fix, &messages, kept, last_end)?;
+            self.wait_for_child(&fix, &messages, kept, last_end, next)?;
         }
         Ok(())
     }
@@ -655,13 +682,15 @@ impl<'a> Second<'a> {
     }
 
     /// Wait for the child of the line the placeholders of `fix` follow: the first line after
-    /// it (after `from`) that names it as parent is relinked to the last placeholder.
+    /// it (after `from`) that names it as parent, or the line starting at `next` when the
+    /// history goes on there, is relinked to the last placeholder.
     fn wait_for_child(
         &mut self,
         fix: &Fix,
         messages: &[Message],
         kept: &Kept,
         from: usize,
+        next: Option<usize>,
     ) -> Result<(), NotStreamed> {
         let calls: Vec<&CallAt> = fix
             .defects
@@ -694,6 +723,7 @@ impl<'a> Second<'a> {
             parent,
             token: J::str(uuid).render(&Style::default()),
             from,
+            line: next,
         });
         Ok(())
     }

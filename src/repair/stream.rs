@@ -945,6 +945,7 @@ impl Writer<'_> {
             messages,
             foreign: Vec::new(),
             unread: Vec::new(),
+            next_lines: Vec::new(),
         };
         let defects: Vec<Defect> = group.iter().map(|p| rebase.defect(&p.defect)).collect();
         thread.forget();

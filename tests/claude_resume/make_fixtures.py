@@ -238,3 +238,14 @@ s.asst("a1","u1","msg_01loc1",[tu("toolu_01LocLs","ls")])
 s.asst("a2","r1","msg_01loc2",[tx("Listed.")])
 s.result("r1","a1","toolu_01LocLs","src",src="a1")
 s.write()
+
+# a /rewind fork at a call never answered: the abandoned reply hangs from the call line
+# before the live one, so the placeholder must relink the live reply, not the first child
+s=S("rewind-dangling")
+s.user("u1",None,"clean the cache")
+s.asst("a1","u1","msg_01rdg1",[tx("Cleaning it."),tu("toolu_01RdgRm","rm -rf .cache")])
+s.user("u2","a1","wait, keep the cache")
+s.asst("a2","u2","msg_01rdg2",[tx("Kept.")])
+s.user("u3","a1","what is in the cache?")
+s.asst("a3","u3","msg_01rdg3",[tx("I cannot tell without the listing.")])
+s.write()

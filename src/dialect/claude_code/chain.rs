@@ -224,6 +224,12 @@ pub struct Chain {
     pub findings: Vec<TreeFinding>,
     /// Results on the path whose call lies off it, by (line, id): why (reported as TM013).
     pub split: HashMap<(usize, String), String>,
+    /// Lines of the path whose next line on it is not the first later line of the file
+    /// hanging from them (a `/rewind` fork, where an abandoned reply comes first; a copied
+    /// line, whose children come before it): where the line's text starts, and where that
+    /// next line's does, in file order. A placeholder put after such a line relinks that next
+    /// line (see [`next_line_of`]).
+    pub next_lines: Vec<(usize, usize)>,
 }
 
 /// Reads the links of a file line by line; [`ChainReader::finish`] walks them.
@@ -413,6 +419,7 @@ impl ChainReader {
         }
         drop((seen, main));
         path.reverse();
+        chain.next_lines = next_lines(&ls, &path);
         let path = with_parallel_parts(&ls, path);
         let mut on_path = vec![false; links.len()];
         for &i in &path {
@@ -462,6 +469,50 @@ impl ChainReader {
         chain.findings.sort_by_key(|f| (f.line, f.column));
         Some(chain)
     }
+}
+
+/// The lines of the single chain `path` (link indices, first first) whose next line on it
+/// hangs from them but is not the first later line of the file that does (see
+/// [`Chain::next_lines`]).
+fn next_lines(ls: &Links<'_>, path: &[u32]) -> Vec<(usize, usize)> {
+    let links = ls.links;
+    let mut on_path = vec![false; links.len()];
+    for &i in path {
+        on_path[i as usize] = true;
+    }
+    // From the end of the file back: the first later line hanging from each uuid, asked of
+    // each line of the path before that line's own children are passed.
+    let mut first_child = vec![NO; ls.uuids];
+    let mut first_after = vec![NO; links.len()];
+    for i in (0..links.len()).rev() {
+        let l = &links[i];
+        if on_path[i] {
+            first_after[i] = first_child[l.uuid as usize];
+        }
+        if let Some(p) = l.parent.get() {
+            first_child[p as usize] = i as u32;
+        }
+    }
+    let mut next = path
+        .windows(2)
+        .filter(|w| {
+            let (line, next) = (w[0] as usize, w[1] as usize);
+            links[next].parent.get().and_then(|p| ls.line_of(p)) == Some(line)
+                && first_after[line] != w[1]
+        })
+        .map(|w| (links[w[0] as usize].start(), links[w[1] as usize].start()))
+        .collect::<Vec<_>>();
+    next.sort_unstable();
+    next
+}
+
+/// Where the line that the resumed history goes on with after the line starting at `line`
+/// (its text at or after it, up to `at`, where a message of it starts) starts, when
+/// [`Chain::next_lines`] names one.
+pub(crate) fn next_line_of(next_lines: &[(usize, usize)], line: usize, at: usize) -> Option<usize> {
+    let k = next_lines.partition_point(|&(start, _)| start <= at);
+    let (start, next) = *next_lines.get(k.checked_sub(1)?)?;
+    (start >= line).then_some(next)
 }
 
 /// No line (in the vectors indexed by interned string).

@@ -76,7 +76,7 @@ pub(super) fn insert(cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> 
     }
     let mut edits = vec![cx.insert_after(after, &items)];
     if let (Some(parent), Some(last)) = (parent, prev)
-        && let Some(span) = child_link(cx, after.span.end, &parent)
+        && let Some(span) = next_link(cx, after, &parent)
     {
         let token = J::str(last).render(&Style::default());
         edits.push(Edit::replace(span.start, span.end, token));
@@ -210,6 +210,20 @@ pub(crate) fn is_result_line(tree: &Tree<'_>) -> bool {
     };
     tree.index(content, 0)
         .is_some_and(|block| tree.len(content) == 1 && tree.str_is(block, "type", "tool_result"))
+}
+
+/// The `parentUuid` of the line the resumed history continues with after `after`, when that
+/// line hangs from it (`parent` is its uuid): the first later line that names it, unless the
+/// chain found another (see `Chain::next_lines`).
+fn next_link(cx: &RepairCx<'_>, after: &crate::model::Message, parent: &str) -> Option<Span> {
+    let line = memchr::memrchr(b'\n', &cx.src[..after.span.start]).map_or(0, |k| k + 1);
+    match super::chain::next_line_of(&cx.conv.next_lines, line, after.span.start) {
+        Some(start) => {
+            let (_, end) = records(cx, start).next()?;
+            parent_link(&cx.src[start..end], parent).map(|s| s.shift(start))
+        }
+        None => child_link(cx, after.span.end, parent),
+    }
 }
 
 /// The span of the `parentUuid` value of the first record after `from` whose parent is
