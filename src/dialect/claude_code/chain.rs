@@ -476,32 +476,34 @@ impl ChainReader {
 /// [`Chain::next_lines`]).
 fn next_lines(ls: &Links<'_>, path: &[u32]) -> Vec<(usize, usize)> {
     let links = ls.links;
-    let mut on_path = vec![false; links.len()];
-    for &i in path {
-        on_path[i as usize] = true;
-    }
-    // From the end of the file back: the first later line hanging from each uuid, asked of
-    // each line of the path before that line's own children are passed.
-    let mut first_child = vec![NO; ls.uuids];
-    let mut first_after = vec![NO; links.len()];
-    for i in (0..links.len()).rev() {
-        let l = &links[i];
-        if on_path[i] {
-            first_after[i] = first_child[l.uuid as usize];
-        }
-        if let Some(p) = l.parent.get() {
-            first_child[p as usize] = i as u32;
-        }
-    }
-    let mut next = path
+    // A next line right after its line in the file is its first later child; the others are
+    // looked at (a few in a file: forks, copies, lines written out of order).
+    let pairs: Vec<(usize, usize)> = path
         .windows(2)
-        .filter(|w| {
-            let (line, next) = (w[0] as usize, w[1] as usize);
-            links[next].parent.get().and_then(|p| ls.line_of(p)) == Some(line)
-                && first_after[line] != w[1]
+        .map(|w| (w[0] as usize, w[1] as usize))
+        .filter(|&(line, next)| {
+            next != line + 1 && links[next].parent.get().and_then(|p| ls.line_of(p)) == Some(line)
         })
-        .map(|w| (links[w[0] as usize].start(), links[w[1] as usize].start()))
-        .collect::<Vec<_>>();
+        .collect();
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    // The lines hanging from the uuids in question, in file order.
+    let asked: HashSet<Sym> = pairs.iter().map(|&(line, _)| links[line].uuid).collect();
+    let mut hanging: HashMap<Sym, Vec<usize>> = HashMap::new();
+    for (j, l) in links.iter().enumerate() {
+        if let Some(p) = l.parent.get().filter(|p| asked.contains(p)) {
+            hanging.entry(p).or_default().push(j);
+        }
+    }
+    let mut next: Vec<(usize, usize)> = pairs
+        .into_iter()
+        .filter(|&(line, next)| {
+            let later = &hanging[&links[line].uuid];
+            later.get(later.partition_point(|&j| j <= line)) != Some(&next)
+        })
+        .map(|(line, next)| (links[line].start(), links[next].start()))
+        .collect();
     next.sort_unstable();
     next
 }
