@@ -202,10 +202,15 @@ fn the_gate_never_shuts_on_a_claim_in_fixtures_and_corpus() {
             d.name()
         );
     }
+    // The fixtures alone hold some 3,800 objects; the shared corpus, when it is there, many
+    // more.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let least = if corpus.is_dir() { 10_000 } else { 2_000 };
     assert!(
-        tally.objects > 10_000 && tally.foreign > 0,
-        "{}",
-        tally.objects
+        tally.objects > least && tally.foreign > 0,
+        "{} objects, {} foreign",
+        tally.objects,
+        tally.foreign
     );
 }
 
