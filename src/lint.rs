@@ -322,12 +322,14 @@ pub fn tree_finding(path: &str, conversation: usize, t: &TreeFinding) -> Finding
     f.line = t.line;
     f.column = t.column;
     f.conversation = Some(conversation);
-    f.fix = t.fix.as_ref().map(|fix| match fix {
-        TreeFix::DropCopy { .. } => Fix {
+    f.fix = t.fix.as_ref().and_then(|fix| match fix {
+        // The last main-chain line goes only with the placeholders put after it.
+        TreeFix::DropCopy { last: true, .. } => None,
+        TreeFix::DropCopy { .. } => Some(Fix {
             applicability: Applicability::Safe,
             description: "delete the repeated line".into(),
-        },
-        TreeFix::Orphan { drop, .. } => Fix {
+        }),
+        TreeFix::Orphan { drop, .. } => Some(Fix {
             applicability: Applicability::Unsafe,
             description: if drop.is_some() {
                 "keep its content as a text note (--orphans note), or remove the line and hang the lines below it from its parent (--orphans drop)"
@@ -335,7 +337,7 @@ pub fn tree_finding(path: &str, conversation: usize, t: &TreeFinding) -> Finding
                 "keep its content as a text note (--orphans note)"
             }
             .into(),
-        },
+        }),
     });
     f
 }

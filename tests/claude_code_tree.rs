@@ -300,3 +300,52 @@ fn a_placeholder_relinks_the_reply_the_history_goes_on_with() {
         }
     }
 }
+
+/// A copy that is the file's last main-chain line stays while the reading starts there, but
+/// placeholders put right after it start the reading then: it goes with them, in the same
+/// repair, so that a second repair has nothing left to do (it deleted the copy before). With or
+/// without a final line ending, whole and streamed, and resumed as the same history.
+#[test]
+fn a_last_line_copy_goes_with_the_placeholders_after_it() {
+    let line = |uuid: &str, parent: &str, ty: &str, content: &str, second: u32| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
+        )
+    };
+    let call = line(
+        "a1",
+        r#""u1""#,
+        "assistant",
+        r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#,
+        1,
+    );
+    let start = line("u1", "null", "user", r#""go""#, 0);
+    for ending in ["\n", "\r\n", ""] {
+        let bytes = format!("{start}\n{call}\n{call}{ending}").into_bytes();
+        let found = api::codes("c.jsonl", &bytes);
+        assert_eq!(found, ["TM012", "TM001"], "{ending:?}");
+        let fixed = api::repair("c.jsonl", &bytes, &RepairOptions::default());
+        let out = String::from_utf8(fixed.output.clone()).unwrap();
+        assert_eq!(out.matches(r#""uuid":"a1""#).count(), 1, "{out}");
+        assert_eq!(out.lines().count(), 3, "{out}");
+        assert!(api::codes("c.jsonl", &fixed.output).is_empty(), "{out}");
+        assert!(
+            resumed_texts(&fixed.output).contains("interrupted"),
+            "{out}"
+        );
+        let again = api::repair("c.jsonl", &fixed.output, &RepairOptions::default());
+        assert!(!again.changed, "{ending:?}: a second repair changed more");
+        let open =
+            || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(&bytes[..])) };
+        let mut streamed = Vec::new();
+        toolmend::stream_lines(
+            "c.jsonl",
+            &open,
+            &Options::default(),
+            &RepairOptions::default(),
+            &mut streamed,
+        )
+        .unwrap();
+        assert!(streamed == fixed.output, "{ending:?}: streamed differs");
+    }
+}

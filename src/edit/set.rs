@@ -115,6 +115,11 @@ impl EditSet {
         point_inside || range_overlaps
     }
 
+    /// Does an accepted edit insert at `offset`?
+    pub fn inserts_at(&self, offset: usize) -> bool {
+        self.points.contains(&offset)
+    }
+
     /// True when nothing is to be changed.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty()

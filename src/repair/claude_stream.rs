@@ -43,7 +43,7 @@ use crate::target;
 
 use super::stream::{Kept, NotStreamed, OpenLines, Streamed, acts, write_pieces};
 use super::window::{Rebase, placed, reach};
-use super::{Edit, OrphanPolicy, plan, tree_fix_with};
+use super::{Edit, OrphanPolicy, last_copy_drop, plan, tree_fix_with};
 
 /// More placeholders than this waiting at once for the line that hangs from their call sends
 /// the file to the whole-file repair (each line is searched for every one of them).
@@ -92,14 +92,21 @@ pub(super) fn repair(
         .map(|f| f.line)
         .filter(|_| options.drop_torn_tail);
     let fixes = fixes(&report, options)?;
-    let tree: Vec<TreeFix> = report
+    // The copy that is the last main-chain line goes only with placeholders put after it:
+    // decided when they are planned.
+    let (last_copy, tree): (Vec<TreeFix>, Vec<TreeFix>) = report
         .tree_fixes
         .into_iter()
         .filter(|f| acts_on_tree(f, options))
-        .collect();
+        .partition(|f| matches!(f, TreeFix::DropCopy { last: true, .. }));
+    let last_copy = last_copy.iter().find_map(|f| match f {
+        TreeFix::DropCopy { line, .. } => Some(*line),
+        _ => None,
+    });
     // A conversation toolmend cannot read (TM009) is read-only; the others are repaired, as
     // in the whole-file repair.
     if fixes.is_empty() && tree.is_empty() && torn_line.is_none() {
+        // (A copy that is the last line goes only with placeholders: none here.)
         // Nothing to change: the output is the input.
         if let Some(out) = out {
             io::copy(&mut open()?, out)?;
@@ -129,6 +136,7 @@ pub(super) fn repair(
     };
     let mut second = Second::new(fixes, tree, sample, options, lint, out);
     second.main = report.threads.iter().position(|t| t.key.is_none());
+    second.last_copy = last_copy;
     second.next_lines = report.next_lines;
     second.read(&mut *open()?, torn_line)?;
     done.fixed = second.fixed;
@@ -158,7 +166,7 @@ fn acts_on_tree(fix: &TreeFix, options: &RepairOptions) -> bool {
 /// The line of a tree fix whose line ending the fix removes, if it removes a line.
 fn tree_line(fix: &TreeFix, options: &RepairOptions) -> Option<(usize, usize)> {
     match fix {
-        TreeFix::DropCopy { line } => Some(*line),
+        TreeFix::DropCopy { line, .. } => Some(*line),
         TreeFix::Orphan { drop: Some(d), .. } if options.orphans == OrphanPolicy::Drop => {
             Some(d.line)
         }
@@ -331,6 +339,9 @@ struct Second<'a> {
     /// not the first later line hanging from them (see `Chain::next_lines`).
     main: Option<usize>,
     next_lines: Vec<(usize, usize)>,
+    /// The copy that is the file's last main-chain line (its text span): deleted with the
+    /// placeholders put right after it, if any are.
+    last_copy: Option<(usize, usize)>,
     edits: Vec<Edit>,
     written: usize,
     fixed: usize,
@@ -369,6 +380,7 @@ impl<'a> Second<'a> {
             waiting: Vec::new(),
             main: None,
             next_lines: Vec::new(),
+            last_copy: None,
             edits: Vec::new(),
             written: 0,
             fixed: 0,
@@ -651,6 +663,23 @@ impl<'a> Second<'a> {
                     end,
                     text: e.text,
                 });
+            }
+        }
+        if fix.placeholders && p.placeholders > 0 {
+            let after = messages.last().map(|m| m.span.start);
+            if let Some(line) = self
+                .last_copy
+                .filter(|&(start, end)| after.is_some_and(|a| start <= a && a < end))
+            {
+                self.last_copy = None;
+                let before = kept.slice(line.0.saturating_sub(2).max(kept.base), line.0);
+                if before.len() < line.0.min(2) {
+                    return whole("the line before a copied last line was already written");
+                }
+                if let Some(e) = last_copy_drop(before, kept.from(line.1), line) {
+                    self.fixed += 1;
+                    self.push_edit(e);
+                }
             }
         }
         if fix.placeholders && p.placeholders > 0 && !relinked {

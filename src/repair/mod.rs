@@ -347,7 +347,16 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
         r.conversation(src, conv, defects, analysed.options.target, options);
     }
     for (conversation, finding) in &analysed.doc.tree {
-        let group = finding.fix.as_ref().and_then(|f| tree_fix(src, f, options));
+        let group = match finding.fix {
+            // The copy that is the last main-chain line goes only when lines are put right
+            // after it.
+            Some(TreeFix::DropCopy { line, last: true }) => {
+                last_copy_drop(&src[..line.0], &src[line.1..], line)
+                    .filter(|e| r.edits.inserts_at(e.end))
+                    .map(|e| vec![e])
+            }
+            _ => finding.fix.as_ref().and_then(|f| tree_fix(src, f, options)),
+        };
         if let Some(group) = group {
             if r.edits.try_add(group.clone()) {
                 r.tree_fixed += 1;
@@ -371,6 +380,30 @@ fn round(src: &[u8], analysed: &Analysed, options: &RepairOptions) -> Round {
     r
 }
 
+/// The deletion of the copy that is a Claude Code file's last main-chain line (text span
+/// `line`, with the bytes `before` and `after` it): with its line ending, or, on a last line
+/// without one, with the line ending before it (the lines put after it start with one);
+/// `None` for a file of that one line.
+pub(crate) fn last_copy_drop(before: &[u8], after: &[u8], line: (usize, usize)) -> Option<Edit> {
+    let (start, end) = line;
+    let ending = |b: &[u8]| match b {
+        [b'\r', b'\n', ..] => 2,
+        [b'\n', ..] => 1,
+        _ => 0,
+    };
+    match ending(after) {
+        0 => {
+            let back = if before.ends_with(b"\r\n") {
+                2
+            } else {
+                usize::from(before.ends_with(b"\n"))
+            };
+            (back > 0).then(|| Edit::delete(start - back, end))
+        }
+        n => Some(Edit::delete(start, end + n)),
+    }
+}
+
 /// The edits of a fix of a Claude Code tree finding, when the options allow it.
 fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Edit>> {
     let ending = |end: usize| match src.get(end..) {
@@ -391,7 +424,7 @@ pub(crate) fn tree_fix_with(
     // A line goes with its line ending.
     let whole = |(start, end): (usize, usize)| Edit::delete(start, end + ending(end));
     match fix {
-        TreeFix::DropCopy { line } => Some(vec![whole(*line)]),
+        TreeFix::DropCopy { line, .. } => Some(vec![whole(*line)]),
         TreeFix::Orphan { block, note, .. } if options.orphans == OrphanPolicy::Note => {
             let text = crate::json::J::obj([
                 ("type", crate::json::J::str("text")),

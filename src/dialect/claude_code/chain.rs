@@ -187,6 +187,10 @@ pub enum TreeFix {
     DropCopy {
         /// The line's text span (its line ending goes with it).
         line: (usize, usize),
+        /// The copy is the file's last main-chain line, where the reading starts: it goes only
+        /// with a repair that puts lines right after it (placeholders), which start the
+        /// reading then.
+        last: bool,
     },
     /// A server tool result without its call (unsafe): `--orphans note` turns the block into a
     /// text block holding `note`; `--orphans drop` removes its line when it is the line's only
@@ -885,7 +889,8 @@ fn shared_uuid(ls: &Links<'_>, names: &Names) -> Option<TreeFinding> {
 /// error, since the client keeps only the later line.
 ///
 /// A copy that is the file's last main-chain line (`last`, where the reading starts) is not
-/// dropped: the reading would then start at another line, and could resume another branch.
+/// dropped on its own: the reading would then start at another line, and could resume another
+/// branch. It goes when placeholders are put right after it (they are the last lines then).
 fn duplicates(ls: &Links<'_>, names: &Names, last: usize, out: &mut Vec<TreeFinding>) {
     let links = ls.links;
     let mut first = vec![NO; ls.uuids];
@@ -903,7 +908,10 @@ fn duplicates(ls: &Links<'_>, names: &Names, last: usize, out: &mut Vec<TreeFind
             warning: identical,
             line: l.line(),
             column: 1,
-            fix: (identical && i != last).then_some(TreeFix::DropCopy { line: ls.span(i) }),
+            fix: identical.then_some(TreeFix::DropCopy {
+                line: ls.span(i),
+                last: i == last,
+            }),
             message: if identical {
                 format!(
                     "line repeats line {} byte for byte (uuid `{uuid}`): Claude Code reads it once; readers that count lines see it twice",
