@@ -38,6 +38,25 @@ const EXPECTED: &[(&str, &[&str])] = &[
 
 const SET: &str = "claude-code-tree";
 
+/// A Claude Code session line: `uuid` hanging from `parent` (a JSON value), of type `ty`,
+/// with message content `content`, written at second `second`.
+fn line(uuid: &str, parent: &str, ty: &str, content: &str, second: u32) -> String {
+    format!(
+        r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
+    )
+}
+
+/// Line `a1`, hanging from `u1`: a call `toolu_x` to `Bash`.
+fn call_line() -> String {
+    line(
+        "a1",
+        r#""u1""#,
+        "assistant",
+        r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#,
+        1,
+    )
+}
+
 fn fixture(name: &str) -> Vec<u8> {
     files::read(SET, &format!("{name}.jsonl"))
 }
@@ -191,11 +210,6 @@ fn only_a_torn_final_line_is_dropped_and_only_when_asked() {
 /// (here an unanswered call): the copy is reported and left, and the repair is a fixed point.
 #[test]
 fn a_copy_that_is_the_last_line_is_not_dropped() {
-    let line = |uuid: &str, parent: &str, ty: &str, content: &str, second: u32| {
-        format!(
-            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
-        )
-    };
     let call =
         |id: &str| format!(r#"[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}]"#);
     let result = r#"[{"type":"tool_result","tool_use_id":"toolu_x","content":"ok"}]"#;
@@ -239,18 +253,7 @@ fn resumed_texts(bytes: &[u8]) -> String {
 /// whole-file repair, saying why.
 #[test]
 fn a_placeholder_relinks_the_reply_the_history_goes_on_with() {
-    let line = |uuid: &str, parent: &str, ty: &str, content: &str, second: u32| {
-        format!(
-            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
-        )
-    };
-    let call = line(
-        "a1",
-        r#""u1""#,
-        "assistant",
-        r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#,
-        1,
-    );
+    let call = call_line();
     let copied = [
         line("u1", "null", "user", r#""go""#, 0),
         call.clone(),
@@ -307,18 +310,7 @@ fn a_placeholder_relinks_the_reply_the_history_goes_on_with() {
 /// without a final line ending, whole and streamed, and resumed as the same history.
 #[test]
 fn a_last_line_copy_goes_with_the_placeholders_after_it() {
-    let line = |uuid: &str, parent: &str, ty: &str, content: &str, second: u32| {
-        format!(
-            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","sessionId":"s1","type":"{ty}","message":{{"role":"{ty}","content":{content}}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
-        )
-    };
-    let call = line(
-        "a1",
-        r#""u1""#,
-        "assistant",
-        r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#,
-        1,
-    );
+    let call = call_line();
     let start = line("u1", "null", "user", r#""go""#, 0);
     for ending in ["\n", "\r\n", ""] {
         let bytes = format!("{start}\n{call}\n{call}{ending}").into_bytes();
