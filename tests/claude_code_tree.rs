@@ -46,6 +46,20 @@ fn line(uuid: &str, parent: &str, ty: &str, content: &str, second: u32) -> Strin
     )
 }
 
+/// The default repair of `bytes` as a stream, or why it was refused.
+fn streamed(name: &str, bytes: &[u8]) -> Result<Vec<u8>, toolmend::NotStreamed> {
+    let open = || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(bytes)) };
+    let mut out = Vec::new();
+    toolmend::stream_lines(
+        name,
+        &open,
+        &Options::default(),
+        &RepairOptions::default(),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
 /// Line `a1`, hanging from `u1`: a call `toolu_x` to `Bash`.
 fn call_line() -> String {
     line(
@@ -284,18 +298,8 @@ fn a_placeholder_relinks_the_reply_the_history_goes_on_with() {
         assert!(!left.contains(&"TM001"), "{name}: {left:?}");
         let again = api::repair(name, &fixed.output, &RepairOptions::default());
         assert_eq!(again.placeholders, 0, "{name}");
-        let open =
-            || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(&bytes[..])) };
-        let mut out = Vec::new();
-        let streamed = toolmend::stream_lines(
-            name,
-            &open,
-            &Options::default(),
-            &RepairOptions::default(),
-            &mut out,
-        );
-        match streamed {
-            Ok(_) if name == "rewind-dangling" => assert!(out == fixed.output, "{name}"),
+        match streamed(name, &bytes) {
+            Ok(out) if name == "rewind-dangling" => assert!(out == fixed.output, "{name}"),
             Err(toolmend::NotStreamed::Whole(why)) if name == "copied-call" => {
                 assert!(why.contains("copied line"), "{why}")
             }
@@ -327,17 +331,7 @@ fn a_last_line_copy_goes_with_the_placeholders_after_it() {
         );
         let again = api::repair("c.jsonl", &fixed.output, &RepairOptions::default());
         assert!(!again.changed, "{ending:?}: a second repair changed more");
-        let open =
-            || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(&bytes[..])) };
-        let mut streamed = Vec::new();
-        toolmend::stream_lines(
-            "c.jsonl",
-            &open,
-            &Options::default(),
-            &RepairOptions::default(),
-            &mut streamed,
-        )
-        .unwrap();
-        assert!(streamed == fixed.output, "{ending:?}: streamed differs");
+        let out = streamed("c.jsonl", &bytes).unwrap();
+        assert!(out == fixed.output, "{ending:?}: streamed differs");
     }
 }

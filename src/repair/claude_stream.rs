@@ -602,14 +602,17 @@ impl<'a> Second<'a> {
         if !self.agrees(&fix, &messages) {
             return whole("a message of a fix did not read again as it did");
         }
-        // The line the history goes on with after the fix's last line, when it is not the
-        // first later line hanging from it.
-        let main = self.main == Some(fix.thread);
-        let next = messages.last().filter(|_| main).and_then(|after| {
-            let at = after.span.start;
+        // Where the fix's last message starts, and its line (placeholders go after it).
+        let after = messages.last().and_then(|m| {
+            let at = m.span.start;
             let &(line, _, _) = fix.lines.iter().find(|l| l.0 <= at && at < l.1)?;
-            next_line_of(&self.next_lines, line, at)
+            Some((line, at))
         });
+        // The line the history goes on with after it, when it is not the first later line
+        // hanging from it.
+        let next = after
+            .filter(|_| self.main == Some(fix.thread))
+            .and_then(|(line, at)| next_line_of(&self.next_lines, line, at));
         if fix.placeholders && next.is_some_and(|next| next < last_end) {
             return whole(
                 "the history goes on after a dangling call with a line written before it (a copied line)",
@@ -665,21 +668,21 @@ impl<'a> Second<'a> {
                 });
             }
         }
-        if fix.placeholders && p.placeholders > 0 {
-            let after = messages.last().map(|m| m.span.start);
-            if let Some(line) = self
+        // The copy that is the last main-chain line goes with the placeholders put after it.
+        if fix.placeholders
+            && p.placeholders > 0
+            && let Some(line) = self
                 .last_copy
-                .filter(|&(start, end)| after.is_some_and(|a| start <= a && a < end))
-            {
-                self.last_copy = None;
-                let before = kept.slice(line.0.saturating_sub(2).max(kept.base), line.0);
-                if before.len() < line.0.min(2) {
-                    return whole("the line before a copied last line was already written");
-                }
-                if let Some(e) = last_copy_drop(before, kept.from(line.1), line) {
-                    self.fixed += 1;
-                    self.push_edit(e);
-                }
+                .filter(|&(start, end)| after.is_some_and(|(_, a)| start <= a && a < end))
+        {
+            self.last_copy = None;
+            let before = kept.slice(line.0.saturating_sub(2).max(kept.base), line.0);
+            if before.len() < line.0.min(2) {
+                return whole("the line before a copied last line was already written");
+            }
+            if let Some(e) = last_copy_drop(before, kept.from(line.1), line) {
+                self.fixed += 1;
+                self.push_edit(e);
             }
         }
         if fix.placeholders && p.placeholders > 0 && !relinked {
