@@ -335,3 +335,54 @@ fn a_last_line_copy_goes_with_the_placeholders_after_it() {
         assert!(out == fixed.output, "{ending:?}: streamed differs");
     }
 }
+
+/// Line `uuid` of the API message `msg`, hanging from `parent`: a call `id` to `Bash`.
+fn split_call(uuid: &str, parent: &str, msg: &str, id: &str, second: u32) -> String {
+    format!(
+        r#"{{"parentUuid":"{parent}","isSidechain":false,"userType":"external","sessionId":"s1","type":"assistant","message":{{"id":"{msg}","type":"message","role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}]}},"timestamp":"2026-01-01T10:00:0{second}.000Z","uuid":"{uuid}"}}"#
+    )
+}
+
+/// A result line answering `id`, hanging from `parent`.
+fn result_line(uuid: &str, parent: &str, id: &str, second: u32) -> String {
+    let content = format!(r#"[{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}]"#);
+    line(uuid, &format!(r#""{parent}""#), "user", &content, second)
+}
+
+/// One API message written as three call lines, the middle call's result hanging from its own
+/// line (as Claude Code writes parallel results) and the other two unanswered. The client sends
+/// a result that hangs from another result of the message too (checked with the real client:
+/// the repaired file below resumed with all three results after the calls), so a placeholder
+/// chained after the first is read as sent, and the repair is a fixed point. Before, the
+/// second placeholder was read as missing: a second repair added it again under the same uuid.
+#[test]
+fn placeholders_chained_after_a_split_message_are_read_as_sent() {
+    let head = [
+        line("u1", "null", "user", r#""go""#, 0),
+        split_call("a1", "u1", "msg_1", "toolu_x", 1),
+        split_call("a2", "a1", "msg_1", "toolu_y", 2),
+        split_call("a3", "a2", "msg_1", "toolu_z", 3),
+    ];
+    let answered = result_line("ry", "a2", "toolu_y", 4);
+    let broken = [head.as_slice(), &[answered.clone()]].concat();
+    let broken = (broken.join("\n") + "\n").into_bytes();
+    assert_eq!(api::codes("p.jsonl", &broken), ["TM001", "TM001"]);
+    let chained = [
+        head.as_slice(),
+        &[
+            result_line("px", "a3", "toolu_x", 4),
+            result_line("pz", "px", "toolu_z", 4),
+            answered,
+        ],
+    ]
+    .concat();
+    let chained = (chained.join("\n") + "\n").into_bytes();
+    assert!(api::codes("c.jsonl", &chained).is_empty());
+    let fixed = api::repair("p.jsonl", &broken, &RepairOptions::default());
+    assert_eq!(fixed.placeholders, 2);
+    let left = api::codes("p.jsonl", &fixed.output);
+    assert!(left.is_empty(), "{left:?}");
+    let again = api::repair("p.jsonl", &fixed.output, &RepairOptions::default());
+    assert!(!again.changed, "a second repair changed more");
+    assert!(streamed("p.jsonl", &broken).unwrap() == fixed.output);
+}

@@ -780,7 +780,7 @@ const SCANS: usize = 16;
 /// The lines of one API message are chained one after another, and parallel results each
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
-/// hanging from those lines, right after the message.
+/// hanging from those lines (or from such a result line), right after the message.
 fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
     let links = ls.links;
     let (groups, children) = {
@@ -828,6 +828,20 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
                 out.push(m as u32);
             }
             for c in children.get(links[m].uuid) {
+                if !on_path[c]
+                    && !ls.results(c).is_empty()
+                    && !std::mem::replace(&mut done[c], true)
+                {
+                    results.push(c);
+                }
+            }
+        }
+        // And the result lines hanging from those, at any depth: the client sends a result
+        // that hangs from another result of the message (as placeholders after it do).
+        let mut k = 0;
+        while let Some(&r) = results.get(k) {
+            k += 1;
+            for c in children.get(links[r].uuid) {
                 if !on_path[c]
                     && !ls.results(c).is_empty()
                     && !std::mem::replace(&mut done[c], true)
