@@ -364,7 +364,7 @@ fn placeholders_chained_after_a_split_message_are_read_as_sent() {
         split_call("a3", "a2", "msg_1", "toolu_z", 3),
     ];
     let answered = result_line("ry", "a2", "toolu_y", 4);
-    let broken = [head.as_slice(), &[answered.clone()]].concat();
+    let broken = [head.as_slice(), std::slice::from_ref(&answered)].concat();
     let broken = (broken.join("\n") + "\n").into_bytes();
     assert_eq!(api::codes("p.jsonl", &broken), ["TM001", "TM001"]);
     let chained = [
@@ -385,4 +385,61 @@ fn placeholders_chained_after_a_split_message_are_read_as_sent() {
     let again = api::repair("p.jsonl", &fixed.output, &RepairOptions::default());
     assert!(!again.changed, "a second repair changed more");
     assert!(streamed("p.jsonl", &broken).unwrap() == fixed.output);
+}
+
+/// A call on the resumed history whose result is elsewhere in the file: the client finds the
+/// result by its id and sends it right after the call (checked with the real client for each
+/// shape below), so toolmend reads the pair as answered, not as a dangling call to repair. A
+/// result on a sidechain is not found: the call stays dangling.
+#[test]
+fn a_result_found_by_its_id_elsewhere_answers_the_call() {
+    let head = [
+        line("u1", "null", "user", r#""hi""#, 0),
+        line("u2", r#""u1""#, "user", r#""run ls""#, 1),
+        split_call("a1", "u2", "msg_1", "toolu_ls", 2),
+        result_line("r1", "a1", "toolu_ls", 3),
+        line("u3", r#""u1""#, "user", r#""run pwd instead""#, 4),
+        split_call("a2", "u3", "msg_2", "toolu_pwd", 5),
+    ];
+    let done = line(
+        "a3",
+        r#""a2""#,
+        "assistant",
+        r#"[{"type":"text","text":"Done."}]"#,
+        7,
+    );
+    let result = |parent: &str| result_line("r2", parent, "toolu_pwd", 6);
+    let sidechain = result("r1").replace(r#""isSidechain":false"#, r#""isSidechain":true"#);
+    for (name, lines, expected) in [
+        (
+            "on the abandoned branch",
+            [&head[..], &[result("r1"), done.clone()]].concat(),
+            &[][..],
+        ),
+        (
+            "written before its call",
+            [&head[..4], &[result("r1")], &head[4..], std::slice::from_ref(&done)].concat(),
+            &[],
+        ),
+        (
+            "with no parent",
+            [
+                &head[..],
+                &[result("u0").replace(r#""u0""#, "null"), done.clone()],
+            ]
+            .concat(),
+            &[],
+        ),
+        (
+            "on a sidechain",
+            [&head[..], &[sidechain, done.clone()]].concat(),
+            &["TM001", "TM002"],
+        ),
+    ] {
+        let bytes = (lines.join("\n") + "\n").into_bytes();
+        assert_eq!(api::codes("e.jsonl", &bytes), expected, "{name}");
+        let streamed = toolmend::lint_lines("e.jsonl", &bytes[..], &Options::default()).unwrap();
+        let codes: Vec<_> = streamed.findings.iter().map(|f| f.code).collect();
+        assert_eq!(codes, expected, "{name} (streamed)");
+    }
 }

@@ -780,10 +780,18 @@ const SCANS: usize = 16;
 /// The lines of one API message are chained one after another, and parallel results each
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
-/// hanging from those lines (or from such a result line), right after the message.
+/// hanging from those lines (or from such a result line), right after the message. It also
+/// finds a call's result by its id anywhere else in the file (another branch, before the call,
+/// a line with no parent; not a sidechain): such a line is added there too, when every result
+/// it holds answers a call of the message that the history leaves unanswered (checked with the
+/// real client: see `docs/claude-code.md`).
 fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
     let links = ls.links;
-    let (groups, children) = {
+    let mut on_path = vec![false; links.len()];
+    for &i in &path {
+        on_path[i as usize] = true;
+    }
+    let (groups, children, elsewhere) = {
         // Of two main-chain lines with one uuid only the later one exists for the client: the
         // later line of all when it is one, else (a sidechain line took its uuid after it)
         // the later of these.
@@ -804,12 +812,9 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
                 kept().filter_map(|i| links[i].group.get().map(|g| (g, i)))
             }),
             ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i)))),
+            Elsewhere::new(ls, &on_path, kept),
         )
     };
-    let mut on_path = vec![false; links.len()];
-    for &i in &path {
-        on_path[i as usize] = true;
-    }
     let mut done = vec![false; links.len()];
     let mut out = Vec::with_capacity(path.len());
     for i in path.into_iter().map(|i| i as usize) {
@@ -818,6 +823,11 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
         }
         let Some(group) = links[i].group.get().filter(|&g| groups.len(g) > 0) else {
             out.push(i as u32);
+            if let Some(e) = &elsewhere {
+                let mut results = Vec::new();
+                e.add(ls, [i].into_iter(), &on_path, &mut done, &mut results);
+                out.extend(results.into_iter().map(|c| c as u32));
+            }
             continue;
         };
         // The whole API message at its first line, in file order, then the results hanging
@@ -850,10 +860,76 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
                 }
             }
         }
+        if let Some(e) = &elsewhere {
+            e.add(ls, groups.get(group), &on_path, &mut done, &mut results);
+        }
         results.sort_unstable();
         out.extend(results.into_iter().map(|c| c as u32));
     }
     out
+}
+
+/// The result lines off the path, by the ids they answer: where the client finds a result by
+/// its id when the history leaves a call unanswered.
+struct Elsewhere {
+    /// Kept lines off the path that hold results, by each result id they hold.
+    lines: Groups,
+    /// The result ids that lines on the path answer.
+    answered: Vec<bool>,
+}
+
+impl Elsewhere {
+    /// `None` when no kept line off the path holds a result (nothing to look up).
+    fn new<I: Iterator<Item = usize>>(
+        ls: &Links<'_>,
+        on_path: &[bool],
+        kept: impl Fn() -> I,
+    ) -> Option<Elsewhere> {
+        let off = || kept().filter(|&i| !on_path[i] && !ls.results(i).is_empty());
+        off().next()?;
+        let mut answered = vec![false; ls.labels.len()];
+        for (i, _) in on_path.iter().enumerate().filter(|(_, on)| **on) {
+            for &r in ls.results(i) {
+                answered[r as usize] = true;
+            }
+        }
+        let lines = Groups::new(ls.labels.len(), || {
+            off().flat_map(|i| ls.results(i).iter().map(move |&r| (r, i)))
+        });
+        Some(Elsewhere { lines, answered })
+    }
+
+    /// Add to `results` (the message's result lines so far) the lines off the path that answer
+    /// calls of the message's `lines` left unanswered, when every result such a line holds
+    /// does.
+    fn add(
+        &self,
+        ls: &Links<'_>,
+        lines: impl Iterator<Item = usize>,
+        on_path: &[bool],
+        done: &mut [bool],
+        results: &mut Vec<usize>,
+    ) {
+        let answered_here = |id: Sym, results: &[usize]| {
+            self.answered[id as usize] || results.iter().any(|&r| ls.results(r).contains(&id))
+        };
+        let open: Vec<Sym> = lines
+            .flat_map(|m| ls.calls(m).iter().copied())
+            .filter(|&c| !answered_here(c, results))
+            .collect();
+        for &c in &open {
+            for j in self.lines.get(c) {
+                if !on_path[j]
+                    && !done[j]
+                    && ls.results(j).iter().all(|r| open.contains(r))
+                    && !ls.results(j).iter().any(|&r| answered_here(r, results))
+                {
+                    done[j] = true;
+                    results.push(j);
+                }
+            }
+        }
+    }
 }
 
 /// What the TM012 finding of [`shared_uuid`] says: the file is read in file order, not as a
