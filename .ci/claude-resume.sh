@@ -39,6 +39,7 @@ export CLAUDE_RESUME_TIMEOUT=60
 echo "== claude-resume: repairs with --orphans note"
 timeout 1200 python3 tests/claude_resume/check.py "$CLAUDE" "$TOOLMEND" \
     "${sessions[@]}" -- --orphans note
-echo "== claude-resume: a server tool result without its call, --orphans drop"
+echo "== claude-resume: results without their call (server tool, plain, on another branch, before a compaction, under a reused uuid), --orphans drop"
 timeout 300 python3 tests/claude_resume/check.py "$CLAUDE" "$TOOLMEND" \
-    fixtures/claude-code-tree/server-orphan.jsonl -- --orphans drop
+    fixtures/claude-code-tree/{server-orphan,orphan-result,fork-split,compact-split,dup-conflict}.jsonl \
+    -- --orphans drop

@@ -36,7 +36,11 @@ pub fn fix_for(dialect: &dyn Dialect, defect: &Defect, read_only: bool) -> Optio
         } if !movable(result) => (
             dialect.can_note_result(result),
             Unsafe,
-            "keep its content as a text note instead of a result (--orphans note)".into(),
+            if dialect.can_drop_result() {
+                "keep its content as a text note instead of a result (--orphans note), or drop its line when it holds nothing else (--orphans drop)".into()
+            } else {
+                "keep its content as a text note instead of a result (--orphans note)".into()
+            },
         ),
         Defect::Orphan {
             result,

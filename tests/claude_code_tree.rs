@@ -157,11 +157,10 @@ fn repairs_leave_only_what_has_no_fix() {
                 .iter()
                 .map(|c| &c[..5])
                 .filter(|c| {
-                    // No fix: reading questions, and Claude Code result lines under `drop`
-                    // (they are links of the chain).
+                    // No fix: reading questions. Under `drop` a result line goes, and the
+                    // lines hanging from it hang from its parent.
                     ["TM007", "TM010", "TM011"].contains(c)
                         || (*c == "TM012" && *name == "dup-conflict")
-                        || (options.orphans == OrphanPolicy::Drop && ["TM002", "TM013"].contains(c))
                 })
                 .collect();
             assert_eq!(left, expected_left, "{name} {:?}", options.orphans);
@@ -418,7 +417,13 @@ fn a_result_found_by_its_id_elsewhere_answers_the_call() {
         ),
         (
             "written before its call",
-            [&head[..4], &[result("r1")], &head[4..], std::slice::from_ref(&done)].concat(),
+            [
+                &head[..4],
+                &[result("r1")],
+                &head[4..],
+                std::slice::from_ref(&done),
+            ]
+            .concat(),
             &[],
         ),
         (
@@ -441,5 +446,37 @@ fn a_result_found_by_its_id_elsewhere_answers_the_call() {
         let streamed = toolmend::lint_lines("e.jsonl", &bytes[..], &Options::default()).unwrap();
         let codes: Vec<_> = streamed.findings.iter().map(|f| f.code).collect();
         assert_eq!(codes, expected, "{name} (streamed)");
+    }
+}
+
+/// `--orphans drop` removes a Claude Code line that holds only a result without its call, and
+/// the lines below it hang from its parent: the history keeps them (the client, which dropped
+/// the result itself, sent `(no content)` for the line when it stayed). The stream leaves the
+/// file to the whole-file repair, which reads the lines hanging from it wherever they are.
+#[test]
+fn a_dropped_orphan_line_hands_its_children_to_its_parent() {
+    let bytes = fixture("orphan-result");
+    let drop = RepairOptions {
+        orphans: OrphanPolicy::Drop,
+        ..RepairOptions::default()
+    };
+    let fixed = api::repair("o.jsonl", &bytes, &drop);
+    let out = String::from_utf8(fixed.output.clone()).unwrap();
+    assert!(!out.contains("toolu_01OrpGone"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[2].contains(r#""parentUuid":"06722140-6f15-5297-827a-8256f0160bad""#));
+    assert_eq!(resumed_texts(&fixed.output), lines.join("\n"));
+    let open = || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(&bytes[..])) };
+    let streamed = toolmend::stream_lines(
+        "o.jsonl",
+        &open,
+        &Options::default(),
+        &drop,
+        &mut Vec::new(),
+    );
+    match streamed {
+        Err(toolmend::NotStreamed::Whole(why)) => assert!(why.contains("orphan result line")),
+        other => panic!("streamed: {other:?}"),
     }
 }

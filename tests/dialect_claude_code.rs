@@ -411,16 +411,23 @@ fn orphan_after_compaction_is_reported_and_kept() {
     assert_eq!(findings[0].code, "TM002");
     assert!(findings[0].message.contains("unexpected `tool_use_id`"));
     assert!(findings[0].message.contains("silently drops this result"));
-    // Dropping the line would cut the parentUuid chain: only the note policy touches it,
-    // turning the result block into text in place.
+    // Kept by default; the drop policy removes the line and hangs the line below it from its
+    // parent, so the parentUuid chain stays whole.
     assert!(findings[0].fix.is_some());
-    for orphans in [OrphanPolicy::Keep, OrphanPolicy::Drop] {
-        let options = RepairOptions {
-            orphans,
-            ..RepairOptions::default()
-        };
-        assert_eq!(repair_with("orphan.jsonl", &bytes, &options), bytes);
-    }
+    assert_eq!(
+        repair_with("orphan.jsonl", &bytes, &RepairOptions::default()),
+        bytes
+    );
+    let drop = RepairOptions {
+        orphans: OrphanPolicy::Drop,
+        ..RepairOptions::default()
+    };
+    let out = repair_with("orphan.jsonl", &bytes, &drop);
+    assert_eq!(lines(&out).len(), lines(&bytes).len() - 1);
+    let below: Value = serde_json::from_str(lines(&out)[3]).unwrap();
+    let was: Value = serde_json::from_str(lines(&bytes)[3]).unwrap();
+    assert_eq!(below["parentUuid"], was["parentUuid"]);
+    assert!(codes("orphan.jsonl", &out).is_empty());
     let note = RepairOptions {
         orphans: OrphanPolicy::Note,
         ..RepairOptions::default()

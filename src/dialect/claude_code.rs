@@ -207,6 +207,14 @@ impl Dialect for ClaudeCode {
         result.result.span.end > result.result.span.start
     }
 
+    fn drop_result(&self, cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+        placeholder::drop_result(cx, result)
+    }
+
+    fn can_drop_result(&self) -> bool {
+        true
+    }
+
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         Some(match defect {
             Defect::Dangling { call, .. } => format!(

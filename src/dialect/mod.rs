@@ -160,6 +160,19 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// Edits removing the orphan result *block* `result` (orphan policy `drop`), for dialects
+    /// whose results are not whole messages: `None` (kept) when it cannot be removed alone.
+    fn drop_result(&self, cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+        let _ = (cx, result);
+        None
+    }
+
+    /// Whether [`Dialect::drop_result`] is written for this dialect (for the fix shown by
+    /// `lint`).
+    fn can_drop_result(&self) -> bool {
+        false
+    }
+
     /// The provider's own words for a defect (quoted in the finding's message), if known.
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         let _ = defect;

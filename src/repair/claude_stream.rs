@@ -225,6 +225,11 @@ fn fixes(report: &StreamReport, options: &RepairOptions) -> Result<Vec<Fix>, Not
                         None => owners.push((call.message, vec![(*defect).clone()])),
                     }
                 }
+                Defect::Orphan { .. } if options.orphans == OrphanPolicy::Drop => {
+                    return whole(
+                        "an orphan result line is dropped, and the lines hanging from it, anywhere after it, are relinked",
+                    );
+                }
                 other => {
                     let (lo, hi, _) = reach(other);
                     out.push(Fix {

@@ -832,7 +832,8 @@ fn orphan_fix(
     if !result.result.whole_message {
         return match cx.options.orphans {
             OrphanPolicy::Note => dialect.note_result(cx, result),
-            _ => None,
+            OrphanPolicy::Drop => dialect.drop_result(cx, result),
+            OrphanPolicy::Keep => None,
         };
     }
     match cx.options.orphans {

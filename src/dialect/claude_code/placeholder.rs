@@ -294,6 +294,48 @@ fn records<'s>(cx: &RepairCx<'s>, from: usize) -> Box<dyn Iterator<Item = (usize
     }
 }
 
+/// The orphan result `result` removed with its line, when the line holds nothing else (a
+/// line of one `tool_result` block): the lines hanging from it hang from its parent instead, so
+/// the history below it stays. `None` (kept) otherwise.
+pub fn drop_result(cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
+    if cx.conv.container != Container::Lines {
+        return None;
+    }
+    let at = result.result.span.start;
+    let start = memchr::memrchr(b'\n', &cx.src[..at]).map_or(0, |k| k + 1);
+    let newline = memchr::memchr(b'\n', &cx.src[at..]).map(|k| at + k);
+    let text_end = newline.unwrap_or(cx.src.len());
+    let text_end = match cx.src[..text_end].last() {
+        Some(b'\r') if text_end > start => text_end - 1,
+        _ => text_end,
+    };
+    let tree = parse(&cx.src[start..text_end]).ok()?;
+    if !is_result_line(&tree) {
+        return None;
+    }
+    let root = tree.root();
+    let uuid = tree.get(root, "uuid").and_then(|u| tree.str(u))?;
+    let parent = tree
+        .get(root, "parentUuid")
+        .map_or("null", |p| {
+            std::str::from_utf8(tree.raw(p)).unwrap_or("null")
+        })
+        .to_string();
+    let mut edits = vec![Edit::delete(start, newline.map_or(cx.src.len(), |n| n + 1))];
+    let plain = !uuid.contains(['\\', '"']) && !uuid.chars().any(char::is_control);
+    for (s, e) in records(cx, 0) {
+        let bytes = &cx.src[s..e];
+        if s == start || plain && memchr::memmem::find(bytes, uuid.as_bytes()).is_none() {
+            continue;
+        }
+        if let Some(link) = parent_link(bytes, &uuid) {
+            let link = link.shift(s);
+            edits.push(Edit::replace(link.start, link.end, parent.clone()));
+        }
+    }
+    Some(edits)
+}
+
 /// The orphan result block `result` as a plain text block keeping its content, in place (the
 /// line, its uuid and its place in the chain stay): the model reads what the tool returned
 /// without a result that answers no call.
