@@ -194,8 +194,10 @@ pub fn explain(rule: Rule) -> Explanation {
         Rule::MissingParent => Explanation {
             why: "Claude Code stores a session as a tree: each line names its parent by \
                   `parentUuid`. A parent that names no line (a trimmed or hand-edited file) \
-                  breaks the chain: the client still reads the whole history (it goes on at \
-                  the line before), but viewers and tools that follow the chain lose its head.",
+                  breaks the chain. The client goes on at the newest line written at most 5 s \
+                  before it (by timestamp), and else starts the history at that line, leaving \
+                  out everything before it; viewers and tools that follow the chain lose its \
+                  head either way.",
             provider: "No provider error: Claude Code resumes it; what is sent depends on the \
                        lines around the gap (see docs/claude-code.md).",
             fix: "None: which line was the parent cannot be known.",
@@ -206,9 +208,11 @@ pub fn explain(rule: Rule) -> Explanation {
         },
         Rule::ParentCycle => Explanation {
             why: "A Claude Code line that is its own parent, or a loop of parents: the walk up \
-                  the tree repeats, so the client stops there and a tool that follows the \
-                  chain may never end.",
-            provider: "No provider error: Claude Code stops the walk where it repeats.",
+                  the tree repeats, so the client goes on at the newest line written at most \
+                  5 s before (or starts the history there), and a tool that follows the chain \
+                  may never end.",
+            provider: "No provider error: where the walk would repeat, Claude Code goes on as \
+                       for a missing parent.",
             fix: "None: the real parent cannot be known.",
             example: Some(Example {
                 name: "self-parent.jsonl",

@@ -118,7 +118,7 @@ fn findings_say_what_claude_code_does_on_resume() {
     assert!(message("orphan-result").contains("silently drops this result"));
     assert!(message("fork-split").contains("another branch"));
     assert!(message("compact-split").contains("before the compact_boundary on line 3"));
-    assert!(message("missing-parent-gap").contains("continues at the line before (line 3)"));
+    assert!(message("missing-parent-gap").contains("continues at line 3, the newest line written"));
     assert!(message("server-orphan").contains("the API rejects the request"));
     let dup = api::findings("d", &fixture("dup-identical"));
     assert_eq!(dup[0].severity, Severity::Warning);
@@ -479,4 +479,73 @@ fn a_dropped_orphan_line_hands_its_children_to_its_parent() {
         Err(toolmend::NotStreamed::Whole(why)) => assert!(why.contains("orphan result line")),
         other => panic!("streamed: {other:?}"),
     }
+}
+
+/// `line`, written at the time `at` (`HH:MM:SS.mmm` on 2026-01-01, UTC).
+fn line_at(uuid: &str, parent: &str, ty: &str, content: &str, at: &str) -> String {
+    line(uuid, parent, ty, content, 0).replace("10:00:00.000", at)
+}
+
+/// A `parentUuid` that names no line: the client goes on at the newest line written at most
+/// 5 s before it, by timestamp (5.000 s joins, 5.001 s does not), whatever the order of the
+/// lines in the file, and else starts the history at that line (checked with the real client,
+/// 57 runs: see docs/claude-code.md). So a call before the break is on the history, and its
+/// unanswered state a finding, only within 5 s; past them a result after the break answers a
+/// call the client no longer sends (TM013).
+#[test]
+fn a_broken_parent_joins_the_newest_line_of_the_5_seconds_before_it() {
+    let call = r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#;
+    let result = r#"[{"type":"tool_result","tool_use_id":"toolu_x","content":"ok"}]"#;
+    let session = |gap: &str, text_after: bool| {
+        let after = if text_after {
+            line_at("u2", r#""gone""#, "user", r#""next""#, gap)
+        } else {
+            line_at("r1", r#""gone""#, "user", result, gap)
+        };
+        let lines = [
+            line_at("u1", "null", "user", r#""go""#, "10:00:00.000"),
+            line_at("a1", r#""u1""#, "assistant", call, "10:00:01.000"),
+            after,
+        ];
+        (lines.join("\n") + "\n").into_bytes()
+    };
+    for (gap, text_after, expected) in [
+        ("10:00:06.000", true, &["TM001", "TM010"][..]),
+        ("10:00:06.001", true, &["TM010"]),
+        ("10:00:06.000", false, &["TM010"]),
+        ("10:00:06.001", false, &["TM010", "TM013"]),
+    ] {
+        let bytes = session(gap, text_after);
+        let name = format!("{gap} {text_after}");
+        assert_eq!(api::codes("b.jsonl", &bytes), expected, "{name}");
+        let streamed = toolmend::lint_lines("b.jsonl", &bytes[..], &Options::default()).unwrap();
+        let codes: Vec<_> = streamed.findings.iter().map(|f| f.code).collect();
+        assert_eq!(codes, expected, "{name} (streamed)");
+    }
+    let tm010 = |gap| {
+        let found = api::findings("b.jsonl", &session(gap, true));
+        found
+            .into_iter()
+            .find(|f| f.code == "TM010")
+            .unwrap()
+            .message
+    };
+    assert!(tm010("10:00:06.000").contains("continues at line 2"));
+    assert!(tm010("10:00:06.001").contains("starts the history here"));
+    // The newest line by time, not the line before in the file: a line written earlier in the
+    // file but 1 s before the break is the one joined; the call 18 s before is left out.
+    let lines = [
+        line_at("u1", "null", "user", r#""go""#, "10:00:00.000"),
+        line_at("b1", r#""u1""#, "user", r#""branch""#, "10:00:17.000"),
+        line_at("a1", r#""u1""#, "assistant", call, "10:00:00.500"),
+        line_at("u2", r#""gone""#, "user", r#""next""#, "10:00:18.000"),
+    ];
+    let bytes = (lines.join("\n") + "\n").into_bytes();
+    let found = api::findings("t.jsonl", &bytes);
+    assert_eq!(at_lines(&found), ["TM010@4"]);
+    assert!(
+        found[0].message.contains("continues at line 2"),
+        "{}",
+        found[0].message
+    );
 }

@@ -8,7 +8,7 @@ client (resume.py), then check the request sent for the repaired file:
   answers a `tool_use` of the message before, every server tool result has its
   `server_tool_use` in the same message;
 - none of the client's own patches: no "[Tool call interrupted" result, no "(no content)"
-  message;
+  message, no "[Orphaned tool result removed" text;
 - every message kept: each tool id and text block the client sent for the original (its
   patches aside) is sent for the repair too, and so is each call toolmend reported as
   dangling on the main chain (sidechain calls are never resumed); only results toolmend reported as orphans may go, when REPAIR_FLAGS ask for
@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
-PATCHES = ("[Tool call interrupted", "(no content)")
+PATCHES = ("[Tool call interrupted", "(no content)", "[Orphaned tool result removed")
 
 
 def resume(claude, path):

@@ -4,8 +4,9 @@
 //!   are newer (a late write, such as a parallel result), at its newest such descendant;
 //!   not at the newest leaf of the tree;
 //! - of two lines with one `uuid`, the later one is the line;
-//! - a `parentUuid` that names no line continues at the line before it in the file;
-//! - a cycle (or a self-parent) ends the walk where it repeats;
+//! - a `parentUuid` that names no line, or a line already on the history (a cycle, a
+//!   self-parent), continues at the newest line written at most 5 s before it, by timestamp
+//!   (see [`Joins`]); with none, the history starts there;
 //! - a `compact_boundary` has no parent: the history starts there (its `logicalParentUuid`
 //!   links to the lines before, which the model no longer sees).
 //!
@@ -59,7 +60,8 @@ struct Link {
     start_high: u16,
     /// The length of the `parentUuid` string (`u8::MAX`: see [`Rare::parent_len`]).
     parent_len: u8,
-    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`], [`RARE`].
+    /// [`SIDECHAIN`], [`MESSAGE`], [`ASSISTANT`], [`BOUNDARY`], [`ONLY_BLOCK`], [`RARE`],
+    /// [`UNJOINABLE`].
     flags: u8,
 }
 
@@ -80,6 +82,9 @@ const BOUNDARY: u8 = 8;
 const ONLY_BLOCK: u8 = 16;
 /// The line has a [`Rare`] part.
 const RARE: u8 = 32;
+/// A line the client never goes on at past a broken parent: a `progress` line, or a `system`
+/// line of subtype `file_snapshot` (see [`Joins`]).
+const UNJOINABLE: u8 = 64;
 
 /// What few links have, kept beside them: a `logicalParentUuid` (a compact boundary's), the
 /// length of a `parentUuid` string of [`u8::MAX`] bytes or more, the column of a `parentUuid`
@@ -106,6 +111,10 @@ impl Link {
 
     fn boundary(&self) -> bool {
         self.flags & BOUNDARY != 0
+    }
+
+    fn joinable(&self) -> bool {
+        self.flags & UNJOINABLE == 0
     }
 
     fn only_block(&self) -> bool {
@@ -376,7 +385,16 @@ impl ChainReader {
         };
         let last = *main.last()? as usize;
         let leaf = newest_descendant(&ls, &stamps, &main, last);
-        drop(stamps);
+        // Where the client goes on past a broken parent, found when one is met.
+        let joins = std::cell::OnceCell::new();
+        let join = |i: usize, skip: &dyn Fn(usize) -> bool| {
+            joins.get_or_init(|| Joins::new(links, &stamps)).from(
+                links,
+                i,
+                stamps.millis(i as Sym),
+                skip,
+            )
+        };
         let mut chain = Chain::default();
         if let Some(f) = shared_uuid(&ls, &names) {
             chain.explanation =
@@ -385,7 +403,7 @@ impl ChainReader {
             return Some(chain);
         }
         duplicates(&ls, &names, last, &mut chain.findings);
-        parents(&ls, &names, &main, &mut chain.findings);
+        parents(&ls, &names, &main, &join, &mut chain.findings);
         // The uuids are written out only in findings from here on: those of the parents a
         // dropped line's children would take (see `server_orphans`).
         let parent_names: HashMap<Sym, String> = ls
@@ -401,7 +419,7 @@ impl ChainReader {
         // that doubles (and holds both copies while it moves).
         let mut path: Vec<u32> = Vec::with_capacity(main.len());
         let mut at = Some(leaf);
-        let mut gaps = 0;
+        let (mut joined, mut start) = (0, None);
         while let Some(i) = at {
             if std::mem::replace(&mut seen[i], true) {
                 break;
@@ -409,19 +427,21 @@ impl ChainReader {
             path.push(i as u32);
             at = match links[i].parent.get() {
                 None => None,
-                Some(p) => match ls.line_of(p) {
+                // A parent that names no line, or one already on the history (a cycle).
+                Some(p) => match ls.line_of(p).filter(|&j| !seen[j]) {
                     Some(j) => Some(j),
                     None => {
-                        gaps += 1;
-                        // `main` is in file order: the main-chain line just before.
-                        main.partition_point(|&j| (j as usize) < i)
-                            .checked_sub(1)
-                            .map(|k| main[k] as usize)
+                        let to = join(i, &|j| seen[j]);
+                        match to {
+                            Some(_) => joined += 1,
+                            None => start = Some(i),
+                        }
+                        to
                     }
                 },
             };
         }
-        drop((seen, main));
+        drop((seen, main, joins));
         path.reverse();
         chain.next_lines = next_lines(&ls, &path);
         let path = with_parallel_parts(&ls, path);
@@ -448,10 +468,21 @@ impl ChainReader {
             },
             path.len(),
             links.len(),
-            if gaps > 0 {
-                format!(", {gaps} missing parent(s) bridged to the line before")
-            } else {
-                String::new()
+            match (joined, start) {
+                (0, None) => String::new(),
+                (n, None) => format!(
+                    ", {n} broken parent(s) joined to the newest line written at most 5 s before"
+                ),
+                (n, Some(s)) => format!(
+                    "{}, starting at line {}: its parent names no line (or one already on it), and no line was written in the 5 s before it",
+                    match n {
+                        0 => String::new(),
+                        n => format!(
+                            ", {n} broken parent(s) joined to the newest line written at most 5 s before"
+                        ),
+                    },
+                    links[s].line()
+                ),
             },
             match boundary {
                 Some(b) => format!(
@@ -777,6 +808,63 @@ fn newest_descendant(ls: &Links<'_>, stamps: &Stamps, main: &[u32], start: usize
 /// The most steps [`newest_descendant`] takes by scanning.
 const SCANS: usize = 16;
 
+/// The line the client goes on at from a line with a broken parent, past the lines the second
+/// argument names (see [`Joins::from`]).
+type Join<'a> = dyn Fn(usize, &dyn Fn(usize) -> bool) -> Option<usize> + 'a;
+
+/// How long before a line with a broken parent the client looks for the line it goes on at.
+const JOIN_WINDOW_MS: i64 = 5_000;
+
+/// Where the client goes on from a line whose `parentUuid` names no line of the file, or a line
+/// already on the history (a cycle): the newest line written at most [`JOIN_WINDOW_MS`] before
+/// it (by timestamp; of equal times, the earlier in the file), on its side (sidechain or not),
+/// not already on the history, not a `progress` or `file_snapshot` line, with a time it can
+/// read. With none, the history starts at the line (checked with the real client, whatever
+/// the lines' order in the file: see `docs/claude-code.md`).
+struct Joins {
+    /// The lines each side may go on at (main chain, sidechain): (time, link), by time, the
+    /// later in the file first among equal times.
+    sides: [Vec<(i64, u32)>; 2],
+}
+
+impl Joins {
+    fn new(links: &Chunked<Link>, stamps: &Stamps) -> Joins {
+        let mut sides = [Vec::new(), Vec::new()];
+        stamps.each_millis(|i, ms| {
+            let l = &links[i as usize];
+            if let Some(ms) = ms.filter(|_| l.joinable()) {
+                sides[usize::from(l.sidechain())].push((ms, i));
+            }
+        });
+        for side in &mut sides {
+            side.sort_unstable_by_key(|&(t, i)| (t, std::cmp::Reverse(i)));
+        }
+        Joins { sides }
+    }
+
+    /// The line the client goes on at from line `i`, written at `at`, past the lines `skip`
+    /// names (those already on the history).
+    fn from(
+        &self,
+        links: &Chunked<Link>,
+        i: usize,
+        at: Option<i64>,
+        skip: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let at = at?;
+        let side = &self.sides[usize::from(links[i].sidechain())];
+        let mut k = side.partition_point(|&(t, _)| t <= at);
+        while k > 0 {
+            k -= 1;
+            let (t, j) = side[k];
+            if !skip(j as usize) {
+                return (at - t <= JOIN_WINDOW_MS).then_some(j as usize);
+            }
+        }
+        None
+    }
+}
+
 /// The lines of one API message are chained one after another, and parallel results each
 /// hang from the line of their own call, so a single parent chain misses some of them; the
 /// client adds them back: every line of an API message on the path, then the result lines
@@ -1018,9 +1106,23 @@ fn duplicates(ls: &Links<'_>, names: &Names, last: usize, out: &mut Vec<TreeFind
 }
 
 /// TM010 (a parent that names no line) and TM011 (cycles and self-parents).
-fn parents(ls: &Links<'_>, names: &Names, main: &[u32], out: &mut Vec<TreeFinding>) {
+fn parents(
+    ls: &Links<'_>,
+    names: &Names,
+    main: &[u32],
+    join: &Join<'_>,
+    out: &mut Vec<TreeFinding>,
+) {
     let links = ls.links;
-    for (k, &i) in main.iter().enumerate() {
+    // Where the client goes on from line `i` (see `Joins`), in words.
+    let goes_on = |i: usize| match join(i, &|j| j == i) {
+        Some(j) => format!(
+            "continues at line {}, the newest line written at most 5 s before it",
+            links[j].line()
+        ),
+        None => "starts the history here (no line was written in the 5 s before it)".into(),
+    };
+    for &i in main {
         let l = &links[i as usize];
         let Some(parent) = l.parent.get() else {
             continue;
@@ -1034,12 +1136,12 @@ fn parents(ls: &Links<'_>, names: &Names, main: &[u32], out: &mut Vec<TreeFindin
                 column: ls.parent_column(i as usize),
                 fix: None,
                 message: format!(
-                    "line is its own parent (parentUuid `{}`): Claude Code 2.1.332 ends the history here; readers that follow the chain loop or fail",
-                    p()
+                    "line is its own parent (parentUuid `{}`): Claude Code 2.1.332 {}; readers that follow the chain loop or fail",
+                    p(),
+                    goes_on(i as usize)
                 ),
             });
         } else if ls.line_of(parent).is_none() {
-            let before = k.checked_sub(1).map(|b| links[main[b] as usize].line());
             out.push(TreeFinding {
                 rule: Rule::MissingParent,
                 warning: true,
@@ -1047,9 +1149,9 @@ fn parents(ls: &Links<'_>, names: &Names, main: &[u32], out: &mut Vec<TreeFindin
                 column: ls.parent_column(i as usize),
                 fix: None,
                 message: format!(
-                    "parentUuid `{}` names no line of this file: Claude Code 2.1.332 continues at {}; viewers and exporters that follow the chain lose everything before this line",
+                    "parentUuid `{}` names no line of this file: Claude Code 2.1.332 {}; viewers and exporters that follow the chain lose everything before this line",
                     p(),
-                    before.map_or("nothing (the history starts here)".into(), |b| format!("the line before (line {b})"))
+                    goes_on(i as usize)
                 ),
             });
         }
@@ -1077,7 +1179,7 @@ fn parents(ls: &Links<'_>, names: &Names, main: &[u32], out: &mut Vec<TreeFindin
                         column: ls.parent_column(first),
                         fix: None,
                         message: format!(
-                            "parentUuid `{}` closes a cycle of {} lines (back to line {}): Claude Code 2.1.332 ends the history where it repeats; readers that follow the chain loop or fail",
+                            "parentUuid `{}` closes a cycle of {} lines (back to line {}): where its walk would repeat, Claude Code 2.1.332 goes on at the newest line written at most 5 s before, or starts the history there when there is none; readers that follow the chain loop or fail",
                             l.parent.get().map(|p| names.get(p)).unwrap_or_default(),
                             cycle.len(),
                             links[back].line()

@@ -256,6 +256,68 @@ pub(super) fn pack(b: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+/// An ISO 8601 date and time (`YYYY-MM-DDTHH:MM:SS`, a fraction of a second of which
+/// milliseconds count, then `Z`, an offset `+HH:MM`/`-HH:MM`, or nothing, read as UTC) in
+/// milliseconds since 1970, as the client's `Date` reads what Claude Code writes; `None` for
+/// any other text (the client finds no time in it either).
+pub(super) fn millis(b: &[u8]) -> Option<i64> {
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let d = b.get(r)?;
+        d.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| d.iter().fold(0i64, |n, &c| n * 10 + i64::from(c - b'0')))
+    };
+    let punctuation = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
+    if punctuation.iter().any(|&(i, c)| b.get(i) != Some(&c)) {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 59 {
+        return None;
+    }
+    let mut at = 19;
+    let mut ms = 0;
+    if b.get(at) == Some(&b'.') {
+        let digits = b[at + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return None;
+        }
+        for k in 0..3 {
+            ms = ms * 10
+                + if k < digits {
+                    i64::from(b[at + 1 + k] - b'0')
+                } else {
+                    0
+                };
+        }
+        at += 1 + digits;
+    }
+    let offset = match &b[at..] {
+        [] | [b'Z'] => 0,
+        [sign @ (b'+' | b'-'), ..] if b.len() == at + 6 && b[at + 3] == b':' => {
+            let m = num(at + 1..at + 3)? * 60 + num(at + 4..at + 6)?;
+            if *sign == b'+' { m } else { -m }
+        }
+        _ => return None,
+    };
+    // Days from 1970-01-01 to the date (the proleptic Gregorian calendar).
+    let (y, mo) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 24 + h) * 60 + mi - offset) * 60_000 + sec * 1000 + ms)
+}
+
 /// The text [`pack`] made `n` from.
 fn unpack(mut n: u64) -> String {
     let mut b = [0u8; 24];
@@ -355,6 +417,31 @@ impl Stamps {
         }
     }
 
+    /// Each timestamp in milliseconds since 1970 ([`millis`]), in order, to `each`.
+    pub(super) fn each_millis(&self, mut each: impl FnMut(Sym, Option<i64>)) {
+        let mut i: Sym = 0;
+        for g in 0..self.count.div_ceil(GROUP) {
+            let n = GROUP.min(self.count - g * GROUP);
+            self.read_group(g, n, |s| {
+                each(i, self.millis_of(s));
+                i += 1;
+            });
+        }
+    }
+
+    /// Timestamp `sym` in milliseconds since 1970 ([`millis`]).
+    pub(super) fn millis(&self, sym: Sym) -> Option<i64> {
+        self.millis_of(self.stamp(sym))
+    }
+
+    fn millis_of(&self, stamp: Stamp) -> Option<i64> {
+        match stamp {
+            Stamp::None => None,
+            Stamp::Packed(n) => millis(unpack(n).as_bytes()),
+            Stamp::Text(k) => millis(self.text(k).as_bytes()),
+        }
+    }
+
     /// Text `k`.
     fn text(&self, k: usize) -> Cow<'_, str> {
         let start = if k == 0 { 0 } else { self.ends[k - 1] };
@@ -379,6 +466,54 @@ impl OptSym {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_read_as_the_clients_date_reads_them() {
+        let at = |s: &str| millis(s.as_bytes());
+        // 2026-11-20T10:00:00Z, from `date -u -d 2026-11-20T10:00:00Z +%s`.
+        let base = 1_795_168_800_000;
+        assert_eq!(at("2026-11-20T10:00:00.000Z"), Some(base));
+        assert_eq!(at("2026-11-20T10:00:05.0004Z"), Some(base + 5_000));
+        assert_eq!(at("2026-11-20T10:00:05.5Z"), Some(base + 5_500));
+        assert_eq!(at("2026-11-20T10:00:00Z"), Some(base));
+        assert_eq!(at("2026-11-20T10:00:00"), Some(base));
+        assert_eq!(at("2026-11-20T12:00:00+02:00"), Some(base));
+        assert_eq!(at("2026-11-20T09:30:00-00:30"), Some(base));
+        assert_eq!(at("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(at("2024-02-29T00:00:00Z").map(|m| m % 86_400_000), Some(0));
+        for bad in [
+            "",
+            "not-a-time",
+            "2026-11-20",
+            "2026-13-01T00:00:00Z",
+            "2026-11-20T10:00:00.Z",
+        ] {
+            assert_eq!(at(bad), None, "{bad}");
+        }
+        let mut stamps = Stamps::default();
+        for s in ["2026-11-20T10:00:00.000Z", "x", "2026-11-20T10:00:00+00:00"] {
+            stamps.push(s);
+        }
+        stamps.push_none();
+        let mut all = Vec::new();
+        stamps.each_millis(|i, ms| all.push((i, ms)));
+        assert_eq!(
+            all,
+            [(0, Some(base)), (1, None), (2, Some(base)), (3, None)]
+        );
+        assert_eq!(stamps.millis(2), Some(base));
+        // Past a group of stamps, in order.
+        let mut stamps = Stamps::default();
+        for k in 0..70 {
+            stamps.push(&format!("2026-11-20T10:{:02}:{:02}.000Z", k / 60, k % 60));
+        }
+        let mut all = Vec::new();
+        stamps.each_millis(|i, ms| all.push((i, ms)));
+        let want: Vec<_> = (0..70)
+            .map(|k| (k, Some(base + i64::from(k) * 1000)))
+            .collect();
+        assert_eq!(all, want);
+    }
 
     #[test]
     fn names_read_back_as_written_and_share_a_number_when_equal() {

@@ -7,7 +7,7 @@ use super::super::fields::{self, inside, text_is};
 use super::super::intern::{OptSym, pack, uuid_bits};
 use super::{
     ASSISTANT, BOUNDARY, ChainReader, LONG, Link, MESSAGE, NOT_STRING, ONLY_BLOCK, RARE, RESULT,
-    Rare, SIDECHAIN, ServerResult, Type, column, digest, names_a_link, server_text,
+    Rare, SIDECHAIN, ServerResult, Type, UNJOINABLE, column, digest, names_a_link, server_text,
 };
 use crate::json::{Kind, NodeId, Tree};
 use crate::locate::members_by;
@@ -153,6 +153,7 @@ impl LinkDrafts {
             b"message" => Some(7),
             _ => None,
         });
+        let progress = ty.is_some_and(|t| text_is(tree, t, "progress"));
         let ty = ty.map_or(Type::Other, |t| Type::of(tree, t));
         let is_message = matches!(ty, Type::User | Type::Assistant);
         let sidechain = sidechain.and_then(|v| tree.bool(v)) == Some(true);
@@ -249,7 +250,13 @@ impl LinkDrafts {
                         && subtype.is_some_and(|s| text_is(tree, s, "compact_boundary")),
                     BOUNDARY,
                 )
-                | is(is_rare, RARE),
+                | is(is_rare, RARE)
+                | is(
+                    progress
+                        || ty == Type::System
+                            && subtype.is_some_and(|s| text_is(tree, s, "file_snapshot")),
+                    UNJOINABLE,
+                ),
         };
         let stamp = match timestamp {
             Some(t) => self.stamp(tree, t),
