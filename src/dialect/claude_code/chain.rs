@@ -1356,12 +1356,12 @@ mod tests {
 
     /// A session with a fork, a duplicate uuid and a result whose call is on the other branch.
     const SESSION: &[&str] = &[
-        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t1","message":{"role":"user","content":"hi"}}"#,
-        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"t2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Bash","input":{}}]}}"#,
-        r#"{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s","timestamp":"t3","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"c2","name":"Bash","input":{}}]}}"#,
-        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"t4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
-        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"t4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
-        r#"{"type":"user","uuid":"u2","parentUuid":"gone","sessionId":"s","timestamp":"t5","message":{"role":"user","content":"next"}}"#,
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T10:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T10:00:02.000Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Bash","input":{}}]}}"#,
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T10:00:03.000Z","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"c2","name":"Bash","input":{}}]}}"#,
+        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"2026-01-01T10:00:04.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
+        r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","timestamp":"2026-01-01T10:00:04.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"},{"type":"tool_result","tool_use_id":"c2","content":"y"}]}}"#,
+        r#"{"type":"user","uuid":"u2","parentUuid":"gone","sessionId":"s","timestamp":"2026-01-01T10:00:05.000Z","message":{"role":"user","content":"next"}}"#,
     ];
 
     /// Takes one parsed line: its number, start, text and tree.
