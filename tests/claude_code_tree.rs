@@ -71,6 +71,14 @@ fn call_line() -> String {
     )
 }
 
+/// The default repair but for the orphan policy.
+fn orphans(policy: OrphanPolicy) -> RepairOptions {
+    RepairOptions {
+        orphans: policy,
+        ..RepairOptions::default()
+    }
+}
+
 fn fixture(name: &str) -> Vec<u8> {
     files::read(SET, &format!("{name}.jsonl"))
 }
@@ -140,14 +148,8 @@ fn detect_names_the_line_resume_starts_from() {
 
 #[test]
 fn repairs_leave_only_what_has_no_fix() {
-    let note = RepairOptions {
-        orphans: OrphanPolicy::Note,
-        ..RepairOptions::default()
-    };
-    let drop = RepairOptions {
-        orphans: OrphanPolicy::Drop,
-        ..RepairOptions::default()
-    };
+    let note = orphans(OrphanPolicy::Note);
+    let drop = orphans(OrphanPolicy::Drop);
     for (name, want) in EXPECTED {
         let bytes = fixture(name);
         for options in [&note, &drop] {
@@ -176,10 +178,7 @@ fn repairs_leave_only_what_has_no_fix() {
 #[test]
 fn a_server_result_without_its_call_goes_as_a_whole_line() {
     let bytes = fixture("server-orphan");
-    let drop = RepairOptions {
-        orphans: OrphanPolicy::Drop,
-        ..RepairOptions::default()
-    };
+    let drop = orphans(OrphanPolicy::Drop);
     let out = api::repair("s", &bytes, &drop).output;
     let lines = |b: &[u8]| -> Vec<serde_json::Value> {
         String::from_utf8_lossy(b)
@@ -456,10 +455,7 @@ fn a_result_found_by_its_id_elsewhere_answers_the_call() {
 #[test]
 fn a_dropped_orphan_line_hands_its_children_to_its_parent() {
     let bytes = fixture("orphan-result");
-    let drop = RepairOptions {
-        orphans: OrphanPolicy::Drop,
-        ..RepairOptions::default()
-    };
+    let drop = orphans(OrphanPolicy::Drop);
     let fixed = api::repair("o.jsonl", &bytes, &drop);
     let out = String::from_utf8(fixed.output.clone()).unwrap();
     assert!(!out.contains("toolu_01OrpGone"), "{out}");
