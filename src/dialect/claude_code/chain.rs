@@ -889,18 +889,17 @@ fn with_parallel_parts(ls: &Links<'_>, path: Vec<u32>) -> Vec<u32> {
                 shadowed.insert(l.uuid, i);
             }
         }
-        let kept = || {
-            (0..links.len()).filter(|&i| {
-                let (l, later) = (&links[i], ls.line_of(links[i].uuid));
-                !l.sidechain() && (later == Some(i) || shadowed.get(&l.uuid) == Some(&i))
-            })
+        let is_kept = |i: usize| {
+            let (l, later) = (&links[i], ls.line_of(links[i].uuid));
+            !l.sidechain() && (later == Some(i) || shadowed.get(&l.uuid) == Some(&i))
         };
+        let kept = || (0..links.len()).filter(|&i| is_kept(i));
         (
             Groups::new(ls.labels.len(), || {
                 kept().filter_map(|i| links[i].group.get().map(|g| (g, i)))
             }),
             ls.group(|| kept().filter_map(|i| links[i].parent.get().map(|p| (p, i)))),
-            Elsewhere::new(ls, &on_path, kept),
+            Elsewhere::new(ls, &on_path, is_kept),
         )
     };
     let mut done = vec![false; links.len()];
@@ -968,12 +967,10 @@ struct Elsewhere {
 
 impl Elsewhere {
     /// `None` when no kept line off the path holds a result (nothing to look up).
-    fn new<I: Iterator<Item = usize>>(
-        ls: &Links<'_>,
-        on_path: &[bool],
-        kept: impl Fn() -> I,
-    ) -> Option<Elsewhere> {
-        let off = || kept().filter(|&i| !on_path[i] && !ls.results(i).is_empty());
+    fn new(ls: &Links<'_>, on_path: &[bool], kept: impl Fn(usize) -> bool) -> Option<Elsewhere> {
+        // The cheap tests first: most lines are on the path.
+        let off =
+            || (0..on_path.len()).filter(|&i| !on_path[i] && !ls.results(i).is_empty() && kept(i));
         off().next()?;
         let mut answered = vec![false; ls.labels.len()];
         for (i, _) in on_path.iter().enumerate().filter(|(_, on)| **on) {
