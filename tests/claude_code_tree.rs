@@ -545,3 +545,27 @@ fn a_broken_parent_joins_the_newest_line_of_the_5_seconds_before_it() {
         found[0].message
     );
 }
+
+/// A result line cut off by a broken parent (the client starts the history at it, so its call
+/// is gone: TM013) is not dropped under `--orphans drop`: the line below it would then hang
+/// from the missing parent and go on from another time (see the test above), joining history
+/// the client left out. It stays, and the repair is a fixed point; `--orphans note` keeps its
+/// content as text. Before, the drop made a second repair add placeholders to that history.
+#[test]
+fn a_result_line_with_a_broken_parent_is_not_dropped() {
+    let call = r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#;
+    let result = r#"[{"type":"tool_result","tool_use_id":"toolu_x","content":"ok"}]"#;
+    let lines = [
+        line_at("u1", "null", "user", r#""go""#, "10:00:00.000"),
+        line_at("a1", r#""u1""#, "assistant", call, "10:00:01.000"),
+        line_at("r1", r#""gone""#, "user", result, "10:00:06.001"),
+        line_at("u2", r#""r1""#, "user", r#""next""#, "10:00:06.500"),
+    ];
+    let bytes = (lines.join("\n") + "\n").into_bytes();
+    assert_eq!(api::codes("g.jsonl", &bytes), ["TM010", "TM013"]);
+    let fixed = api::repair("g.jsonl", &bytes, &orphans(OrphanPolicy::Drop));
+    assert!(!fixed.changed);
+    let noted = api::repair("g.jsonl", &bytes, &orphans(OrphanPolicy::Note));
+    assert_eq!(api::codes("g.jsonl", &noted.output), ["TM010"]);
+    assert!(!api::repair("g.jsonl", &noted.output, &orphans(OrphanPolicy::Note)).changed);
+}

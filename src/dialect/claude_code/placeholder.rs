@@ -315,8 +315,22 @@ pub fn drop_result(cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
     }
     let root = tree.root();
     let uuid = tree.get(root, "uuid").and_then(|u| tree.str(u))?;
-    let parent = tree
-        .get(root, "parentUuid")
+    let parent_node = tree.get(root, "parentUuid");
+    // A parent that names no other line is where the client's walk goes on by time (see
+    // `chain::Joins`): the lines below would go on from another time, so the line stays.
+    if let Some(p) = parent_node.filter(|&p| tree.kind(p) != crate::json::Kind::Null) {
+        let p = tree.str(p)?;
+        let names_it = |(s, e): (usize, usize)| {
+            let bytes = &cx.src[s..e];
+            s != start
+                && memchr::memmem::find(bytes, p.as_bytes()).is_some()
+                && parse(bytes).is_ok_and(|t| t.get_str(t.root(), "uuid").as_deref() == Some(&*p))
+        };
+        if p == uuid || !records(cx, 0).any(names_it) {
+            return None;
+        }
+    }
+    let parent = parent_node
         .map_or("null", |p| {
             std::str::from_utf8(tree.raw(p)).unwrap_or("null")
         })
