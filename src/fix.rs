@@ -36,11 +36,13 @@ pub fn fix_for(dialect: &dyn Dialect, defect: &Defect, read_only: bool) -> Optio
         } if !movable(result) => (
             dialect.can_note_result(result),
             Unsafe,
-            if dialect.can_drop_result() {
-                "keep its content as a text note instead of a result (--orphans note), or drop its line when it holds nothing else (--orphans drop)".into()
-            } else {
-                "keep its content as a text note instead of a result (--orphans note)".into()
-            },
+            format!(
+                "keep its content as a text note instead of a result (--orphans note){}",
+                match dialect.can_drop_result() {
+                    true => ", or drop its line when it holds nothing else (--orphans drop)",
+                    false => "",
+                }
+            ),
         ),
         Defect::Orphan {
             result,

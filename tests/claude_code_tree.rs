@@ -463,6 +463,12 @@ fn a_dropped_orphan_line_hands_its_children_to_its_parent() {
     assert_eq!(lines.len(), 3);
     assert!(lines[2].contains(r#""parentUuid":"06722140-6f15-5297-827a-8256f0160bad""#));
     assert_eq!(resumed_texts(&fixed.output), lines.join("\n"));
+    let fix = api::findings("o.jsonl", &bytes)[0].fix.clone().unwrap();
+    assert!(
+        fix.description.contains("--orphans drop"),
+        "{}",
+        fix.description
+    );
     let open = || -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(&bytes[..])) };
     let streamed = toolmend::stream_lines(
         "o.jsonl",
@@ -544,6 +550,31 @@ fn a_broken_parent_joins_the_newest_line_of_the_5_seconds_before_it() {
         "{}",
         found[0].message
     );
+}
+
+/// The client never goes on at a `progress` line or a `file_snapshot` line past a broken
+/// parent (checked with the real client): with only such a line in the 5 s before, the
+/// history starts at the broken line, so the call before it is not on the history.
+#[test]
+fn a_broken_parent_never_joins_a_progress_or_snapshot_line() {
+    let call = r#"[{"type":"tool_use","id":"toolu_x","name":"Bash","input":{}}]"#;
+    let progress = r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s1","type":"progress","data":{},"timestamp":"2026-01-01T10:00:09.000Z","uuid":"p1"}"#;
+    let snapshot = r#"{"parentUuid":"a1","isSidechain":false,"sessionId":"s1","type":"system","subtype":"file_snapshot","timestamp":"2026-01-01T10:00:09.000Z","uuid":"p1"}"#;
+    let turn = snapshot.replace("file_snapshot", "turn_duration");
+    for (name, between, expected) in [
+        ("progress", progress, &["TM010"][..]),
+        ("file_snapshot", snapshot, &["TM010"]),
+        ("another system line", &turn, &["TM001", "TM010"]),
+    ] {
+        let lines = [
+            line_at("u1", "null", "user", r#""go""#, "10:00:00.000"),
+            line_at("a1", r#""u1""#, "assistant", call, "10:00:01.000"),
+            between.to_string(),
+            line_at("u2", r#""gone""#, "user", r#""next""#, "10:00:10.000"),
+        ];
+        let bytes = (lines.join("\n") + "\n").into_bytes();
+        assert_eq!(api::codes("p.jsonl", &bytes), expected, "{name}");
+    }
 }
 
 /// A result line cut off by a broken parent (the client starts the history at it, so its call

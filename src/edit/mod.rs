@@ -12,3 +12,13 @@ pub use cx::RepairCx;
 pub(crate) use cx::{first_result, is_sample_result};
 pub use options::{DuplicatePolicy, OrphanPolicy, RepairOptions, SEED_PLACEHOLDER};
 pub use set::{Edit, EditSet};
+
+/// The length of the line ending right after offset `end` of `src` (0 at the end of the text):
+/// a line removed goes with it.
+pub(crate) fn line_ending(src: &[u8], end: usize) -> usize {
+    match src.get(end..) {
+        Some([b'\r', b'\n', ..]) => 2,
+        Some([b'\n', ..]) => 1,
+        _ => 0,
+    }
+}

@@ -465,11 +465,7 @@ impl<'a> Second<'a> {
                         "a line a tree fix removes is not where the first reading saw it",
                     );
                 }
-                let ending = |e: usize| match kept.from(e) {
-                    [b'\r', b'\n', ..] => 2,
-                    [b'\n', ..] => 1,
-                    _ => 0,
-                };
+                let ending = |e: usize| crate::edit::line_ending(kept.from(e), 0);
                 self.tree_fix(&fix, &ending);
             }
             while let Some(&(start, k)) = self.needs.front() {

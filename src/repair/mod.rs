@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::{CallAt, Defect, Window};
-use crate::dialect::{Dialect, DropLine, TreeFix};
+use crate::dialect::{Dialect, TreeFix};
 use crate::fix::fix_for;
 use crate::lint::{Analysed, dialect_of};
 use crate::model::{Conversation, Message, Role};
@@ -406,12 +406,7 @@ pub(crate) fn last_copy_drop(before: &[u8], after: &[u8], line: (usize, usize)) 
 
 /// The edits of a fix of a Claude Code tree finding, when the options allow it.
 fn tree_fix(src: &[u8], fix: &TreeFix, options: &RepairOptions) -> Option<Vec<Edit>> {
-    let ending = |end: usize| match src.get(end..) {
-        Some([b'\r', b'\n', ..]) => 2,
-        Some([b'\n', ..]) => 1,
-        _ => 0,
-    };
-    tree_fix_with(&ending, fix, options)
+    tree_fix_with(&|end| crate::edit::line_ending(src, end), fix, options)
 }
 
 /// [`tree_fix`], told the length of the line ending after a line's text by `ending` (given
@@ -433,27 +428,8 @@ pub(crate) fn tree_fix_with(
             .render(&crate::json::Style::default());
             Some(vec![Edit::replace(block.0, block.1, text)])
         }
-        TreeFix::Orphan {
-            drop:
-                Some(DropLine {
-                    line,
-                    children,
-                    parent,
-                }),
-            ..
-        } if options.orphans == OrphanPolicy::Drop => {
-            let value = match parent {
-                Some(p) => crate::json::J::str(p.clone()),
-                None => crate::json::J::Null,
-            }
-            .render(&crate::json::Style::default());
-            let mut edits = vec![whole(*line)];
-            edits.extend(
-                children
-                    .iter()
-                    .map(|&(a, b)| Edit::replace(a, b, value.clone())),
-            );
-            Some(edits)
+        TreeFix::Orphan { drop: Some(d), .. } if options.orphans == OrphanPolicy::Drop => {
+            Some(d.edits(ending))
         }
         TreeFix::Orphan { .. } => None,
     }

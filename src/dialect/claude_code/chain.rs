@@ -25,7 +25,8 @@ mod draft;
 use super::fields::text_is;
 use super::intern::{Names, OptSym, Stamps, Sym};
 use crate::chunked::Chunked;
-use crate::json::{NodeId, Tree, line_col};
+use crate::edit::Edit;
+use crate::json::{J, NodeId, Style, Tree, line_col};
 use crate::rules::Rule;
 
 pub use draft::LinkDrafts;
@@ -223,6 +224,26 @@ pub struct DropLine {
     pub children: Vec<(usize, usize)>,
     /// The line's own `parentUuid` (`None`: null).
     pub parent: Option<String>,
+}
+
+impl DropLine {
+    /// The edits: the line goes with its line ending (`ending` gives the length of the one
+    /// after a text ending at an offset), and the lines below take its parent.
+    pub fn edits(&self, ending: &dyn Fn(usize) -> usize) -> Vec<Edit> {
+        let value = match &self.parent {
+            Some(p) => J::str(p.clone()),
+            None => J::Null,
+        }
+        .render(&Style::default());
+        let (start, end) = self.line;
+        let mut edits = vec![Edit::delete(start, end + ending(end))];
+        edits.extend(
+            self.children
+                .iter()
+                .map(|&(a, b)| Edit::replace(a, b, value.clone())),
+        );
+        edits
+    }
 }
 
 /// The resumed history of one Claude Code file.
@@ -456,7 +477,7 @@ impl ChainReader {
             .filter(|&(l, &on)| !l.sidechain() && l.message() && !on)
             .count();
         chain.explanation = format!(
-            "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}",
+            "resumed history: the parentUuid chain from line {}{}, {} of {} lines{}{}{}{}",
             links[leaf].line(),
             if leaf == last {
                 " (the file's last line)".to_string()
@@ -468,19 +489,16 @@ impl ChainReader {
             },
             path.len(),
             links.len(),
-            match (joined, start) {
-                (0, None) => String::new(),
-                (n, None) => format!(
+            match joined {
+                0 => String::new(),
+                n => format!(
                     ", {n} broken parent(s) joined to the newest line written at most 5 s before"
                 ),
-                (n, Some(s)) => format!(
-                    "{}, starting at line {}: its parent names no line (or one already on it), and no line was written in the 5 s before it",
-                    match n {
-                        0 => String::new(),
-                        n => format!(
-                            ", {n} broken parent(s) joined to the newest line written at most 5 s before"
-                        ),
-                    },
+            },
+            match start {
+                None => String::new(),
+                Some(s) => format!(
+                    ", starting at line {}: its parent names no line (or one already on it), and no line was written in the 5 s before it",
                     links[s].line()
                 ),
             },

@@ -1,7 +1,10 @@
 //! Claude Code repair: placeholder result lines for dangling calls, spliced into the
 //! `parentUuid` chain.
 
+use std::borrow::Cow;
+
 use crate::analysis::{CallAt, ResultAt};
+use crate::dialect::DropLine;
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Style, Tree, parse};
 use crate::model::{Container, Span};
@@ -303,51 +306,50 @@ pub fn drop_result(cx: &RepairCx<'_>, result: &ResultAt) -> Option<Vec<Edit>> {
     }
     let at = result.result.span.start;
     let start = memchr::memrchr(b'\n', &cx.src[..at]).map_or(0, |k| k + 1);
-    let newline = memchr::memchr(b'\n', &cx.src[at..]).map(|k| at + k);
-    let text_end = newline.unwrap_or(cx.src.len());
-    let text_end = match cx.src[..text_end].last() {
-        Some(b'\r') if text_end > start => text_end - 1,
-        _ => text_end,
-    };
-    let tree = parse(&cx.src[start..text_end]).ok()?;
+    let (_, end) = records(cx, start).next()?;
+    let tree = parse(&cx.src[start..end]).ok()?;
     if !is_result_line(&tree) {
         return None;
     }
     let root = tree.root();
     let uuid = tree.get(root, "uuid").and_then(|u| tree.str(u))?;
-    let parent_node = tree.get(root, "parentUuid");
+    let parent = match tree.get(root, "parentUuid") {
+        Some(p) if tree.kind(p) != crate::json::Kind::Null => Some(tree.str(p)?),
+        _ => None,
+    };
+    // One pass over the other lines: those hanging from it, and whether its parent is one.
+    let mut children = Vec::new();
+    let mut parent_found = parent.is_none();
+    for (s, e) in records(cx, 0).filter(|&(s, _)| s != start) {
+        let bytes = &cx.src[s..e];
+        // A quick byte search first; a text with escapes or quotes may be written otherwise.
+        let has = |text: &str| {
+            text.contains(['\\', '"'])
+                || text.chars().any(char::is_control)
+                || memchr::memmem::find(bytes, text.as_bytes()).is_some()
+        };
+        if let Some(p) = parent.as_deref().filter(|&p| !parent_found && has(p)) {
+            parent_found =
+                parse(bytes).is_ok_and(|t| t.get_str(t.root(), "uuid").as_deref() == Some(p));
+        }
+        if has(&uuid)
+            && let Some(link) = parent_link(bytes, &uuid)
+        {
+            let link = link.shift(s);
+            children.push((link.start, link.end));
+        }
+    }
     // A parent that names no other line is where the client's walk goes on by time (see
     // `chain::Joins`): the lines below would go on from another time, so the line stays.
-    if let Some(p) = parent_node.filter(|&p| tree.kind(p) != crate::json::Kind::Null) {
-        let p = tree.str(p)?;
-        let names_it = |(s, e): (usize, usize)| {
-            let bytes = &cx.src[s..e];
-            s != start
-                && memchr::memmem::find(bytes, p.as_bytes()).is_some()
-                && parse(bytes).is_ok_and(|t| t.get_str(t.root(), "uuid").as_deref() == Some(&*p))
-        };
-        if p == uuid || !records(cx, 0).any(names_it) {
-            return None;
-        }
+    if !parent_found || parent.as_deref() == Some(&*uuid) {
+        return None;
     }
-    let parent = parent_node
-        .map_or("null", |p| {
-            std::str::from_utf8(tree.raw(p)).unwrap_or("null")
-        })
-        .to_string();
-    let mut edits = vec![Edit::delete(start, newline.map_or(cx.src.len(), |n| n + 1))];
-    let plain = !uuid.contains(['\\', '"']) && !uuid.chars().any(char::is_control);
-    for (s, e) in records(cx, 0) {
-        let bytes = &cx.src[s..e];
-        if s == start || plain && memchr::memmem::find(bytes, uuid.as_bytes()).is_none() {
-            continue;
-        }
-        if let Some(link) = parent_link(bytes, &uuid) {
-            let link = link.shift(s);
-            edits.push(Edit::replace(link.start, link.end, parent.clone()));
-        }
-    }
-    Some(edits)
+    let drop = DropLine {
+        line: (start, end),
+        children,
+        parent: parent.map(Cow::into_owned),
+    };
+    Some(drop.edits(&|e| crate::edit::line_ending(cx.src, e)))
 }
 
 /// The orphan result block `result` as a plain text block keeping its content, in place (the
