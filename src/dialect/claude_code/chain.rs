@@ -333,7 +333,7 @@ fn column(tree: &Tree<'_>, node: NodeId) -> usize {
     }
 }
 
-/// The quick test a line must pass before it is parsed: it names a `uuid` or a `parentUuid`
+/// The test a line must pass before its link is read: it names a `uuid` or a `parentUuid`
 /// (both end in `uid"`: most lines of other logs are ruled out by one scan).
 static UID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"uid\""));
 static UUID_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"uuid\""));

@@ -70,15 +70,15 @@ impl LinkDrafts {
     /// Draft the link of line `number`, which the caller has parsed: `text` (without its line
     /// ending or a leading byte order mark, starting at byte `start`) parsed into `tree`.
     pub fn parsed(&mut self, number: usize, start: usize, text: &[u8], tree: &Tree<'_>) {
+        // The tree is asked first: its root's few keys rule most lines of other logs out
+        // sooner than a scan of the whole line.
         if self.first_result.is_none()
-            && RESULT.find(text).is_some()
             && super::super::is_result_line(tree)
+            && RESULT.find(text).is_some()
         {
             self.first_result = Some(start);
         }
-        if names_a_link(text) {
-            self.link(number, start, text, tree);
-        }
+        self.link(number, start, text, tree);
     }
 
     /// Empty, keeping the room.
@@ -158,11 +158,15 @@ impl LinkDrafts {
         let is_message = matches!(ty, Type::User | Type::Assistant);
         let sidechain = sidechain.and_then(|v| tree.bool(v)) == Some(true);
         // A uuid is a string, and not an empty one (an escape never decodes to nothing).
-        let Some(uuid) = uuid.filter(|&u| tree.kind(u) == Kind::String && tree.raw(u) != b"\"\"")
-        else {
-            if is_message && !sidechain {
-                self.untracked = true;
-            }
+        let uuid = uuid.filter(|&u| tree.kind(u) == Kind::String && tree.raw(u) != b"\"\"");
+        // Only a line that names a link is read as one; the scan comes after the tree has
+        // shown it would matter.
+        let main_message = is_message && !sidechain;
+        if (uuid.is_none() && !main_message) || !names_a_link(text) {
+            return;
+        }
+        let Some(uuid) = uuid else {
+            self.untracked = true;
             return;
         };
         let logical_parent = logical.map_or(Key::None, |p| self.key_of(tree, p));
