@@ -323,9 +323,16 @@ pub struct ReadCx<'a> {
     pub cursor: &'a Cursor,
 }
 
-/// A remembered (offset, line, column) within a tree's source.
+/// The length from which a source is first looked at whole (see [`Cursor`]).
+const PLAIN_LOOK: usize = 2048;
+
+/// A remembered (offset, line, column) within a tree's source, and whether that source is
+/// one line of ASCII (then a column is the offset plus one, with nothing to count).
 #[derive(Debug, Default)]
-pub struct Cursor(std::cell::Cell<(usize, usize, usize)>);
+pub struct Cursor(
+    std::cell::Cell<(usize, usize, usize)>,
+    std::cell::OnceCell<bool>,
+);
 
 impl ReadCx<'_> {
     /// Absolute span of a node.
@@ -348,10 +355,20 @@ impl ReadCx<'_> {
         }
     }
 
+    /// Whether `src`, the source of every position asked for, is one line of ASCII.
+    #[inline(never)]
+    fn plain(&self, src: &[u8]) -> bool {
+        *self.cursor.1.get_or_init(|| memchr::memchr(b'\n', src).is_none() && src.is_ascii())
+    }
+
     /// 1-based line and column (in characters) of `offset` within `src`, counted from the
     /// cursor when moving forward (positions are mostly asked for in order).
     fn line_col(&self, src: &[u8], offset: usize) -> (usize, usize) {
         let offset = offset.min(src.len());
+        // A long source is looked at once; a short one costs less counted as it goes.
+        if src.len() >= PLAIN_LOOK && self.plain(src) {
+            return (self.line, offset + 1);
+        }
         let (mut at, mut line, mut col) = self.cursor.0.get();
         if at > offset || line == 0 {
             // A byte order mark before the first line is not a column.
@@ -399,6 +416,15 @@ mod tests {
                 crate::json::line_col(&src, offset),
                 "offset {offset}"
             );
+        }
+        // One line of ASCII, which is not counted, on a later line of its file.
+        let line = format!(r#"{{"a": [1, "xy\u00e9", {{"b": "{}"}}]}}"#, "z".repeat(PLAIN_LOOK));
+        let line = line.as_bytes();
+        let cursor = Cursor::default();
+        let cx = ReadCx::new(0, 7, &cursor);
+        for offset in (0..=line.len()).chain([3, 0]) {
+            let (l, c) = crate::json::line_col(line, offset);
+            assert_eq!(cx.line_col(line, offset), (l + 6, c), "offset {offset}");
         }
     }
 }
