@@ -441,6 +441,30 @@ impl Walker {
             // Server-side calls carry their result inline: counted, never paired.
             self.calls_checked += 1;
             if call.server {
+                // A Gemini CLI record's inline result is the response the client sends, so a
+                // response turn holding it again is a second one.
+                if self.window == Window::NextResponseTurn
+                    && let Some(id) = call.id.as_deref().filter(|id| !id.is_empty())
+                {
+                    let at = CallAt {
+                        message: calling,
+                        holder: msg.index,
+                        slot,
+                        call: Call {
+                            name: call.name.clone(),
+                            ..Call::default()
+                        },
+                    };
+                    let closed = Closed::of(
+                        &mut self.names,
+                        &at,
+                        msg.index,
+                        slot,
+                        false,
+                        &ToolResult::default(),
+                    );
+                    self.seen.close(id, closed);
+                }
                 continue;
             }
             let at = CallAt {

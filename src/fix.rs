@@ -61,6 +61,15 @@ pub fn fix_for(dialect: &dyn Dialect, defect: &Defect, read_only: bool) -> Optio
             Safe,
             format!("move it right after message {}'s results", call.message),
         ),
+        Defect::DuplicateResult { first, result, .. }
+            if !(movable(result) && movable(first)) && dialect.can_drop_copy(first, result) =>
+        {
+            (
+                true,
+                Unsafe,
+                "drop the second copy (--duplicates keep-first)".into(),
+            )
+        }
         Defect::DuplicateResult { first, result, .. } => (
             movable(result) && movable(first),
             Unsafe,

@@ -8,7 +8,7 @@ use common::api::{code_ids, dialects, findings, repair_with, repaired, with_orph
 use common::pinned::{check_fix, check_kept, run_as};
 use common::{docs, files};
 use serde_json::Value;
-use toolmend::{OrphanPolicy, RepairOptions};
+use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions};
 
 const SET: &str = "gemini";
 
@@ -263,6 +263,124 @@ fn cli_jsonl_records_are_filled_on_their_line() {
         "cli-session-lines.jsonl",
         &["TM001 run_shell_command-1769936402000-ff66"],
     );
+}
+
+/// A Gemini CLI JSON Lines session: its header, then `records` one per line.
+fn cli_session(records: &[&str]) -> Vec<u8> {
+    let mut out = String::from(
+        r#"{"sessionId": "s1", "projectHash": "p1", "startTime": "2026-11-30T09:00:00.000Z", "lastUpdated": "2026-11-30T09:05:00.000Z", "kind": "main"}"#,
+    );
+    out.push('\n');
+    for r in records {
+        out.push_str(r);
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+const ASK: &str = r#"{"id": "u1", "type": "user", "content": [{"text": "what is here?"}]}"#;
+const LS_RESPONSE: &str =
+    r#"{"functionResponse": {"id": "ls-1", "name": "ls", "response": {"output": "a.txt"}}}"#;
+
+/// The repair with `options` clears every finding, and repairing again changes nothing.
+fn repaired_clean(name: &str, bytes: &[u8], options: &RepairOptions) -> Vec<u8> {
+    let out = repair_with(name, bytes, options);
+    assert_eq!(
+        code_ids(name, &out),
+        Vec::<String>::new(),
+        "{name} after repair"
+    );
+    assert_eq!(
+        repair_with(name, &out, options),
+        out,
+        "{name}: second repair"
+    );
+    out
+}
+
+#[test]
+fn cli_calls_in_content_are_the_model_turn() {
+    // Since late 2025 a record's `content` holds its calls; `toolCalls` only gives responses.
+    let two_calls = format!(
+        r#"{{"id": "g1", "type": "gemini", "content": [{{"text": "Looking."}}, {{"functionCall": {{"id": "ls-1", "name": "ls", "args": {{}}}}}}, {{"functionCall": {{"id": "cat-2", "name": "cat", "args": {{"path": "a.txt"}}}}}}], "toolCalls": [{{"id": "ls-1", "name": "ls", "args": {{}}, "result": [{LS_RESPONSE}], "status": "success"}}]}}"#
+    );
+    let bytes = cli_session(&[ASK, &two_calls]);
+    assert_eq!(code_ids("s.jsonl", &bytes), ["TM001 cat-2"]);
+    let out = repaired_clean("s.jsonl", &bytes, &RepairOptions::default());
+    // The response goes in a record of its own at the end of `toolCalls`, where the client
+    // looks for it; nothing else moves.
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(r#""status": "success"}, {"id": "cat-2", "name": "cat", "args": {"path": "a.txt"}, "result": [{"functionResponse": {"id": "cat-2", "name": "cat", "response": {"error": "#), "{text}");
+
+    // A record without `toolCalls` gets one, after its `content`.
+    let no_records = r#"{"id": "g1", "type": "gemini", "content": [{"functionCall": {"id": "ls-1", "name": "ls", "args": {"dir": "."}}}], "model": "gemini-2.5-pro"}"#;
+    let bytes = cli_session(&[ASK, no_records]);
+    assert_eq!(code_ids("s.jsonl", &bytes), ["TM001 ls-1"]);
+    let text =
+        String::from_utf8(repaired_clean("s.jsonl", &bytes, &RepairOptions::default())).unwrap();
+    assert!(text.contains(r#"}}], "toolCalls": [{"id": "ls-1", "name": "ls", "args": {"dir": "."}, "result": [{"functionResponse": "#), "{text}");
+    assert!(
+        text.ends_with("\"status\": \"error\"}], \"model\": \"gemini-2.5-pro\"}\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn cli_response_recorded_twice_is_a_duplicate_dropped_by_policy() {
+    // Gemini CLI records a response turn as a user record of its own besides the call's
+    // `result`, and sends both on resume (google-gemini/gemini-cli#29365).
+    let answered = format!(
+        r#"{{"id": "g1", "type": "gemini", "content": [{{"functionCall": {{"id": "ls-1", "name": "ls", "args": {{}}}}}}], "toolCalls": [{{"id": "ls-1", "name": "ls", "args": {{}}, "result": [{LS_RESPONSE}], "status": "success"}}]}}"#
+    );
+    let copy = format!(r#"{{"id": "g1_response", "type": "user", "content": [{LS_RESPONSE}]}}"#);
+    let after = r#"{"id": "g2", "type": "gemini", "content": [{"text": "One file."}]}"#;
+    let bytes = cli_session(&[ASK, &answered, &copy, after]);
+    let found = findings("s.jsonl", &bytes);
+    assert_eq!(code_ids("s.jsonl", &bytes), ["TM004 ls-1"]);
+    assert!(
+        found[0].message.contains("gemini-cli#29365"),
+        "{}",
+        found[0].message
+    );
+    // Removing a copy deletes bytes: only by policy, and only the later copy.
+    assert_eq!(repaired("s.jsonl", &bytes), bytes);
+    let keep_last = RepairOptions {
+        duplicates: Some(DuplicatePolicy::KeepLast),
+        ..RepairOptions::default()
+    };
+    assert_eq!(repair_with("s.jsonl", &bytes, &keep_last), bytes);
+    let keep_first = RepairOptions {
+        duplicates: Some(DuplicatePolicy::KeepFirst),
+        ..RepairOptions::default()
+    };
+    let out = repaired_clean("s.jsonl", &bytes, &keep_first);
+    let emptied = r#"{"id": "g1_response", "type": "user", "content": []}"#;
+    assert_eq!(out, cli_session(&[ASK, &answered, emptied, after]));
+
+    // One copy among other parts goes with its separator.
+    let two = format!(
+        r#"{{"id": "g1_response", "type": "user", "content": [{{"text": "x"}}, {LS_RESPONSE}]}}"#
+    );
+    let bytes = cli_session(&[ASK, &answered, &two, after]);
+    let out = repaired_clean("s.jsonl", &bytes, &keep_first);
+    let kept = r#"{"id": "g1_response", "type": "user", "content": [{"text": "x"}]}"#;
+    assert_eq!(out, cli_session(&[ASK, &answered, kept, after]));
+}
+
+#[test]
+fn cli_response_records_answer_calls_across_records_the_client_leaves_out() {
+    let unanswered = r#"{"id": "g1", "type": "gemini", "content": [{"functionCall": {"id": "ls-1", "name": "ls", "args": {}}}], "toolCalls": [{"id": "ls-1", "name": "ls", "args": {}, "status": "executing"}]}"#;
+    let response =
+        format!(r#"{{"id": "g1_response", "type": "user", "content": [{LS_RESPONSE}]}}"#);
+    // Shown in the terminal, or a command: never sent, so they end no turn.
+    let info = r#"{"id": "i1", "type": "info", "content": "Tool finished"}"#;
+    let command = r#"{"id": "u2", "type": "user", "content": [{"text": "/stats"}]}"#;
+    let bytes = cli_session(&[ASK, unanswered, info, command, &response]);
+    assert_eq!(code_ids("s.jsonl", &bytes), Vec::<String>::new());
+    // A question sent in between ends the turn: the response comes after it.
+    let question = r#"{"id": "u3", "type": "user", "content": [{"text": "still there?"}]}"#;
+    let bytes = cli_session(&[ASK, unanswered, question, &response]);
+    assert_eq!(code_ids("s.jsonl", &bytes), ["TM003 ls-1"]);
 }
 
 // ---- the stored corpus, when present -------------------------------------------------------

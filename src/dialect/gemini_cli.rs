@@ -4,16 +4,27 @@
 //! `{id, name, args, result, status, …}` with the call's `functionResponse` parts inline in
 //! `result`.
 //!
-//! On `--resume` Gemini CLI turns each `gemini` message into a model turn with one
-//! functionCall per record, followed by one response turn made of the records' `result`
-//! parts; a record without a functionResponse in `result` (missing, `null`, empty) adds a call
-//! but no response, so Gemini rejects the whole history. Such a record is dangling; the
-//! repair fills its `result` with an error `functionResponse`, in place. Records with a
-//! result are answered inline and never dangling. The `status` field is not consulted: resume
-//! does not consult it either.
+//! Read as the client's `convertSessionToClientHistory` builds the request on `--resume`
+//! (checked against Gemini CLI 0.56.0 run offline, `tests/gemini_resume`):
+//! - a `gemini` record is a model turn: its `content` when that holds a `functionCall` or a
+//!   thought part, else its text and one functionCall per `toolCalls` record; it is followed
+//!   by a response turn of the records' `result` parts. A call whose record has no
+//!   functionResponse in `result` (missing, `null`, empty) gets no response, and Gemini
+//!   rejects the whole history;
+//! - a `user` record's `functionResponse` parts are a response turn too. Gemini CLI records
+//!   each response turn it sends that way, besides the record's `result`, and sends both on
+//!   resume (google-gemini/gemini-cli#29365): the second copy is TM004;
+//! - `info`, `error` and `warning` records, and user records whose text is blank or a command
+//!   (`/`, `?`) or context note, are never sent: they are not messages here;
+//! - consecutive model turns are merged into one content, answered by the next response turn.
+//!
+//! The repair fills a dangling call's record `result` with an error `functionResponse`, in
+//! place (adding a record to `toolCalls` for a call of `content` without one); by policy
+//! (`--duplicates keep-first`) it drops a response's second copy from its user record. The
+//! `status` field is not consulted: resume does not consult it either.
 
 use super::gate::Keys;
-use crate::analysis::{CallAt, Defect, Window};
+use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{J, Kind, NodeId, Style, Tree};
 use crate::model::{Call, Message, Role};
@@ -51,13 +62,165 @@ fn answered(tree: &Tree<'_>, record: NodeId) -> bool {
     }
 }
 
+/// The parts of a record's `content` as the client reads them (a list, or one part).
+fn parts(tree: &Tree<'_>, node: NodeId) -> Vec<NodeId> {
+    match tree.get(node, "content") {
+        Some(c) if tree.kind(c) == Kind::Array => tree.children(c).collect(),
+        Some(c) if tree.kind(c) == Kind::Object => vec![c],
+        _ => Vec::new(),
+    }
+}
+
+/// Is `v` true to JavaScript (not `false`, `null`, `0` or `""`)?
+fn truthy(tree: &Tree<'_>, v: NodeId) -> bool {
+    match tree.kind(v) {
+        Kind::Null => false,
+        Kind::Bool => tree.bool(v) == Some(true),
+        Kind::String => tree.raw(v) != b"\"\"",
+        Kind::Number => tree.raw(v).iter().any(|b| b.is_ascii_digit() && *b != b'0'),
+        _ => true,
+    }
+}
+
+/// The calls of a `gemini` record as the client sends them. When its `content` holds a
+/// `functionCall` or a thought part (sessions since late 2025), `content` is the model turn
+/// and the calls are its `functionCall` parts; the `toolCalls` records only give responses
+/// (each call's is the record of its id). Otherwise the calls are the `toolCalls` records.
+fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {
+    let records = tool_calls(tree, node);
+    let parts = parts(tree, node);
+    let in_content: Vec<(usize, NodeId)> = parts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &p)| Some((k, tree.get(p, "functionCall")?)))
+        .collect();
+    let thought = parts
+        .iter()
+        .any(|&p| tree.get(p, "thought").is_some_and(|t| truthy(tree, t)));
+    if in_content.is_empty() && !thought {
+        let Some(records) = records else { return };
+        for (i, record) in tree.children(records).enumerate() {
+            if tree.kind(record) != Kind::Object {
+                continue;
+            }
+            let suffix = crate::model::indexed("/toolCalls/", i);
+            msg.calls.push(Call {
+                name: string(tree, tree.get(record, "name")),
+                server: answered(tree, record),
+                ..cx.call(tree, record, &suffix, tree.get(record, "id"), "toolCall")
+            });
+        }
+        return;
+    }
+    let list = tree
+        .get(node, "content")
+        .is_some_and(|c| tree.kind(c) == Kind::Array);
+    for (k, call) in in_content {
+        let id = tree.get(call, "id");
+        let suffix = if list {
+            format!("/content/{k}/functionCall")
+        } else {
+            "/content/functionCall".into()
+        };
+        let record = records.and_then(|r| record_of(tree, r, id.and_then(|i| tree.str(i))));
+        msg.calls.push(Call {
+            name: string(tree, tree.get(call, "name")),
+            server: record.is_some_and(|r| answered(tree, r)),
+            ..cx.call(tree, call, &suffix, id, "functionCall")
+        });
+    }
+}
+
+/// The `toolCalls` record of id `id`.
+fn record_of(
+    tree: &Tree<'_>,
+    records: NodeId,
+    id: Option<std::borrow::Cow<'_, str>>,
+) -> Option<NodeId> {
+    let id = id?;
+    tree.children(records)
+        .find(|&r| tree.get_str(r, "id").is_some_and(|i| i == id))
+}
+
+/// The `functionResponse` parts of a `user` record: since mid 2026 Gemini CLI records each
+/// response turn it sends as a record of its own, beside the `result` of the call's record,
+/// and on resume sends both (google-gemini/gemini-cli#29365).
+fn read_responses(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {
+    let list = tree
+        .get(node, "content")
+        .is_some_and(|c| tree.kind(c) == Kind::Array);
+    for (k, part) in parts(tree, node).into_iter().enumerate() {
+        let Some(response) = tree.get(part, "functionResponse") else {
+            continue;
+        };
+        let suffix = if list {
+            crate::model::indexed("/content/", k)
+        } else {
+            "/content".into()
+        };
+        msg.results.push(crate::model::ToolResult {
+            name: string(tree, tree.get(response, "name")),
+            ..cx.result(tree, part, &suffix, tree.get(response, "id"))
+        });
+    }
+}
+
+/// Does the client send this `user` record? It leaves out one whose text (its parts written
+/// out, a non-text part as a bracketed summary) is blank or starts with `/`, `?`,
+/// `<session_context>` or `<hook_context>`.
+fn sent_user(tree: &Tree<'_>, node: NodeId) -> bool {
+    let mut text = String::new();
+    match tree.get(node, "content") {
+        Some(c) if tree.kind(c) == Kind::String => {
+            text = tree.str(c).unwrap_or_default().into_owned()
+        }
+        _ => {
+            for p in parts(tree, node) {
+                if !text.trim_start().is_empty() {
+                    break;
+                }
+                text.push_str(&part_text(tree, p));
+            }
+        }
+    }
+    let text = text.trim_start();
+    !(text.is_empty()
+        || text.starts_with('/')
+        || text.starts_with('?')
+        || text.starts_with("<session_context>")
+        || text.starts_with("<hook_context>"))
+}
+
+/// How the client writes a part out when it decides whether to send a user record.
+fn part_text(tree: &Tree<'_>, p: NodeId) -> String {
+    const SUMMARIZED: [&str; 8] = [
+        "videoMetadata",
+        "thought",
+        "codeExecutionResult",
+        "executableCode",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+    ];
+    if tree.kind(p) == Kind::String {
+        return tree.str(p).unwrap_or_default().into_owned();
+    }
+    if SUMMARIZED.iter().any(|k| tree.get(p, k).is_some()) {
+        return "[".into();
+    }
+    tree.get_str(p, "text").unwrap_or_default().into_owned()
+}
+
 impl Dialect for GeminiCli {
     fn name(&self) -> &'static str {
         "gemini-cli"
     }
 
+    /// Consecutive model turns are sent as one content (the client merges them), answered
+    /// by the next response turn.
     fn window(&self) -> Window {
-        Window::NextMessage
+        Window::NextResponseTurn
     }
 
     fn provider(&self) -> Provider {
@@ -83,22 +246,24 @@ impl Dialect for GeminiCli {
         }
         let role = match tree.get_str(node, "type")?.as_ref() {
             "gemini" => Role::Assistant,
-            "user" => Role::User,
+            // A user record the client leaves out (a command, a context note) is not sent.
+            "user" if sent_user(tree, node) => Role::User,
+            "user" => return None,
+            // `info`, `error` and `warning` records are shown, never sent.
+            "info" | "error" | "warning" => return None,
             _ => Role::Other,
         };
         let mut msg = cx.message(tree, node, role);
-        if let Some(calls) = tool_calls(tree, node) {
-            for (i, record) in tree.children(calls).enumerate() {
-                if tree.kind(record) != Kind::Object {
-                    continue;
+        match role {
+            Role::Assistant => read_calls(tree, node, cx, &mut msg),
+            Role::User => {
+                read_responses(tree, node, cx, &mut msg);
+                // A record of responses only is a response turn (as Gemini reads contents).
+                if !msg.results.is_empty() && msg.results.len() == parts(tree, node).len() {
+                    msg.role = Role::Tool;
                 }
-                let suffix = crate::model::indexed("/toolCalls/", i);
-                msg.calls.push(Call {
-                    name: string(tree, tree.get(record, "name")),
-                    server: answered(tree, record),
-                    ..cx.call(tree, record, &suffix, tree.get(record, "id"), "toolCall")
-                });
             }
+            _ => {}
         }
         Some(msg)
     }
@@ -107,10 +272,31 @@ impl Dialect for GeminiCli {
         calls.iter().map(|c| fill_result(cx, c)).collect()
     }
 
+    fn drop_copy(
+        &self,
+        cx: &RepairCx<'_>,
+        first: &ResultAt,
+        result: &ResultAt,
+    ) -> Option<Vec<Edit>> {
+        if !self.can_drop_copy(first, result) {
+            return None;
+        }
+        drop_part(cx, result).map(|e| vec![e])
+    }
+
+    /// A later copy is a part of a `user` record's `content` list (a record's `content`
+    /// that is one part, not a list, is left whole).
+    fn can_drop_copy(&self, _first: &ResultAt, result: &ResultAt) -> bool {
+        !result.result.pos.pointer.ends_with("/content")
+    }
+
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         match defect {
             Defect::Dangling { .. } => Some(format!(
                 "on resume Gemini CLI sends the call without a response, and Gemini rejects it: \"{COUNT_ERROR}\""
+            )),
+            Defect::DuplicateResult { .. } => Some(format!(
+                "on resume Gemini CLI sends the response twice, from the call's `toolCalls` record and from this record (google-gemini/gemini-cli#29365), and Gemini rejects it: \"{COUNT_ERROR}\""
             )),
             _ => None,
         }
@@ -187,14 +373,22 @@ fn fill_result(cx: &RepairCx<'_>, call: &CallAt) -> Option<Edit> {
     let msg = &cx.conv.messages[call.holder];
     let tree = cx.reparse(msg)?;
     let base = msg.span.start;
-    let records = tool_calls(&tree, tree.root())?;
-    let record = tree
-        .children(records)
-        .find(|&r| tree.span(r).0 + base == call.call.pos.offset)?;
-    let src = tree.src();
+    let root = tree.root();
+    let records = tool_calls(&tree, root);
     let part = response_part(cx, &call.call, &sample_order(cx));
+    let crlf = cx.src.windows(2).any(|w| w == b"\r\n");
+    // A call of the record list, or of `content` answered by the record of its id.
+    let record = records.and_then(|list| {
+        tree.children(list)
+            .find(|&r| tree.span(r).0 + base == call.call.pos.offset)
+            .or_else(|| record_of(&tree, list, call.call.id.as_deref().map(Into::into)))
+    });
+    let Some(record) = record else {
+        return add_record(cx, &tree, base, call, part, records, crlf);
+    };
+    let src = tree.src();
     let mut style = Style::like(&tree, record);
-    if cx.src.windows(2).any(|w| w == b"\r\n") {
+    if crlf {
         style.newline = "\r\n".into();
     }
     // Members of the record sit one level deeper than the record itself.
@@ -232,6 +426,99 @@ fn fill_result(cx: &RepairCx<'_>, call: &CallAt) -> Option<Edit> {
     };
     let text = format!("{sep}{key}{}{value}", style.colon);
     Some(Edit::insert(base + tree.span(after).1, text))
+}
+
+/// Edit giving a call of a record's `content` that no `toolCalls` record answers a record of
+/// its own (`{id, name, args, result, status}`), where the client looks for its response: at
+/// the end of the record's `toolCalls`, or in a `toolCalls` member added after `content`.
+fn add_record(
+    cx: &RepairCx<'_>,
+    tree: &Tree<'_>,
+    base: usize,
+    call: &CallAt,
+    part: J,
+    records: Option<NodeId>,
+    crlf: bool,
+) -> Option<Edit> {
+    let at = call.call.pos.offset.checked_sub(base)?;
+    let root = tree.root();
+    let function_call = parts(tree, root)
+        .into_iter()
+        .filter_map(|p| tree.get(p, "functionCall"))
+        .find(|&c| tree.span(c).0 == at)?;
+    let mut fields = Vec::new();
+    if call.call.id.is_some() {
+        fields.push(("id", cx.id_token(&call.call)));
+    }
+    fields.push(("name", cx.name_value(&call.call)));
+    if let Some(args) = tree.get(function_call, "args") {
+        fields.push((
+            "args",
+            J::Raw(String::from_utf8_lossy(tree.raw(args)).into_owned()),
+        ));
+    }
+    fields.push(("result", J::Arr(vec![part])));
+    fields.push(("status", J::str("error")));
+    let record = J::obj(fields);
+    let mut style = Style::like(tree, root);
+    if crlf {
+        style.newline = "\r\n".into();
+    }
+    match records {
+        Some(list) => match tree.children(list).last() {
+            Some(last) => {
+                // Spaced as the list's items are, or as the record's members when it has one.
+                let sep = match space_before(tree.src(), tree.span(last).0) {
+                    sep if sep.is_empty() && tree.len(list) == 1 => style.comma.clone(),
+                    sep => format!(",{sep}"),
+                };
+                let inner = Style::like(tree, last);
+                let text = format!("{sep}{}", record.render(&inner));
+                Some(Edit::insert(base + tree.span(last).1, text))
+            }
+            None => {
+                let (start, end) = tree.span(list);
+                let text = J::Arr(vec![record]).render(&style);
+                Some(Edit::replace(base + start, base + end, text))
+            }
+        },
+        None => {
+            let content = tree.get(root, "content")?;
+            let key = J::str("toolCalls").render(&style);
+            let value = J::Arr(vec![record]).render(&style);
+            let lead = line_lead(tree.src(), tree.key_span(content).map_or(0, |k| k.0));
+            let sep = match (&style.indent, lead) {
+                (Some(_), Some(lead)) => format!(",{}{lead}", style.newline),
+                _ => style.comma.clone(),
+            };
+            let text = format!("{sep}{key}{}{value}", style.colon);
+            Some(Edit::insert(base + tree.span(content).1, text))
+        }
+    }
+}
+
+/// Edit removing the `functionResponse` part `result` from its `user` record's `content`
+/// (an emptied list stays: the client leaves out a record without text).
+fn drop_part(cx: &RepairCx<'_>, result: &ResultAt) -> Option<Edit> {
+    let msg = &cx.conv.messages[result.message];
+    let tree = cx.reparse(msg)?;
+    let base = msg.span.start;
+    let list = tree
+        .get(tree.root(), "content")
+        .filter(|&c| tree.kind(c) == Kind::Array)?;
+    let items: Vec<NodeId> = tree.children(list).collect();
+    let k = items
+        .iter()
+        .position(|&p| tree.span(p).0 + base == result.result.span.start)?;
+    let (start, end) = match (k.checked_sub(1), items.get(k + 1)) {
+        (_, Some(&next)) => (tree.span(items[k]).0, tree.span(next).0),
+        (Some(prev), None) => (tree.span(items[prev]).1, tree.span(items[k]).1),
+        (None, None) => {
+            let (start, end) = tree.span(list);
+            return Some(Edit::replace(base + start, base + end, "[]"));
+        }
+    };
+    Some(Edit::replace(base + start, base + end, ""))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! are shown in the terminal and never sent to the model; they are passed through.
 
 use super::gate::Keys;
-use crate::analysis::{CallAt, Defect, Window};
+use crate::analysis::{CallAt, Defect, ResultAt, Window};
 use crate::edit::{Edit, RepairCx};
 use crate::json::{Kind, NodeId, Tree};
 use crate::model::Message;
@@ -102,6 +102,19 @@ impl Dialect for GeminiCliJsonl {
 
     fn insert_results(&self, cx: &RepairCx<'_>, calls: &[&CallAt]) -> Option<Vec<Edit>> {
         GeminiCli.insert_results(cx, calls)
+    }
+
+    fn drop_copy(
+        &self,
+        cx: &RepairCx<'_>,
+        first: &ResultAt,
+        result: &ResultAt,
+    ) -> Option<Vec<Edit>> {
+        GeminiCli.drop_copy(cx, first, result)
+    }
+
+    fn can_drop_copy(&self, first: &ResultAt, result: &ResultAt) -> bool {
+        GeminiCli.can_drop_copy(first, result)
     }
 
     fn provider_error(&self, defect: &Defect) -> Option<String> {

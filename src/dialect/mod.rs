@@ -173,6 +173,25 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// Edits removing `result`, a second copy of the response `first` (duplicate policy
+    /// `keep-first`), for dialects where `first` is not a message of its own: `None` (kept)
+    /// when it cannot be removed alone.
+    fn drop_copy(
+        &self,
+        cx: &RepairCx<'_>,
+        first: &ResultAt,
+        result: &ResultAt,
+    ) -> Option<Vec<Edit>> {
+        let _ = (cx, first, result);
+        None
+    }
+
+    /// Whether [`Dialect::drop_copy`] can remove `result` (for the fix shown by `lint`).
+    fn can_drop_copy(&self, first: &ResultAt, result: &ResultAt) -> bool {
+        let _ = (first, result);
+        false
+    }
+
     /// The provider's own words for a defect (quoted in the finding's message), if known.
     fn provider_error(&self, defect: &Defect) -> Option<String> {
         let _ = defect;
@@ -358,7 +377,10 @@ impl ReadCx<'_> {
     /// Whether `src`, the source of every position asked for, is one line of ASCII.
     #[inline(never)]
     fn plain(&self, src: &[u8]) -> bool {
-        *self.cursor.1.get_or_init(|| memchr::memchr(b'\n', src).is_none() && src.is_ascii())
+        *self
+            .cursor
+            .1
+            .get_or_init(|| memchr::memchr(b'\n', src).is_none() && src.is_ascii())
     }
 
     /// 1-based line and column (in characters) of `offset` within `src`, counted from the
@@ -418,7 +440,10 @@ mod tests {
             );
         }
         // One line of ASCII, which is not counted, on a later line of its file.
-        let line = format!(r#"{{"a": [1, "xy\u00e9", {{"b": "{}"}}]}}"#, "z".repeat(PLAIN_LOOK));
+        let line = format!(
+            r#"{{"a": [1, "xy\u00e9", {{"b": "{}"}}]}}"#,
+            "z".repeat(PLAIN_LOOK)
+        );
         let line = line.as_bytes();
         let cursor = Cursor::default();
         let cx = ReadCx::new(0, 7, &cursor);

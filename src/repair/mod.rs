@@ -757,7 +757,17 @@ impl<'a> Planner<'a, '_> {
                     ),
                 ),
                 Defect::DuplicateResult { first, result, .. } => (
-                    duplicate_fix(&self.plain_cx(result.message), first.message),
+                    duplicate_fix(&self.plain_cx(result.message), first.message).or_else(|| {
+                        (self.options.duplicates == Some(DuplicatePolicy::KeepFirst))
+                            .then(|| {
+                                self.dialect.drop_copy(
+                                    &self.plain_cx(result.message),
+                                    first,
+                                    result,
+                                )
+                            })
+                            .flatten()
+                    }),
                     Label::new(
                         match self.options.duplicates {
                             Some(DuplicatePolicy::KeepLast) => "keep-last",
