@@ -375,7 +375,10 @@ fn cli_response_records_answer_calls_across_records_the_client_leaves_out() {
     // Shown in the terminal, or a command: never sent, so they end no turn.
     let info = r#"{"id": "i1", "type": "info", "content": "Tool finished"}"#;
     let command = r#"{"id": "u2", "type": "user", "content": [{"text": "/stats"}]}"#;
-    let bytes = cli_session(&[ASK, unanswered, info, command, &response]);
+    // A model record with no part at all, and a record of a type the client does not send.
+    let empty = r#"{"id": "g2", "type": "gemini", "content": "", "thoughts": [], "toolCalls": []}"#;
+    let other = r#"{"id": "x1", "type": "notice", "content": "Saved"}"#;
+    let bytes = cli_session(&[ASK, unanswered, info, command, empty, other, &response]);
     assert_eq!(code_ids("s.jsonl", &bytes), Vec::<String>::new());
     // A question sent in between ends the turn: the response comes after it.
     let question = r#"{"id": "u3", "type": "user", "content": [{"text": "still there?"}]}"#;

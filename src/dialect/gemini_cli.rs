@@ -165,6 +165,20 @@ fn read_responses(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Mess
     }
 }
 
+/// Does the client send this `gemini` record? Not when it has no part at all: no `content`
+/// (or an empty one), no thoughts and no `toolCalls` records.
+fn sent_gemini(tree: &Tree<'_>, node: NodeId) -> bool {
+    let list = |key| array_at(tree, node, key).is_some_and(|v| !tree.is_empty(v));
+    let content = tree
+        .get(node, "content")
+        .is_some_and(|c| match tree.kind(c) {
+            Kind::String => truthy(tree, c),
+            Kind::Object => true,
+            _ => false,
+        });
+    content || list("content") || list("thoughts") || list("toolCalls")
+}
+
 /// Does the client send this `user` record? It leaves out one whose text (its parts written
 /// out, a non-text part as a bracketed summary) is blank or starts with `/`, `?`,
 /// `<session_context>` or `<hook_context>`.
@@ -244,14 +258,12 @@ impl Dialect for GeminiCli {
         if tree.kind(node) != Kind::Object {
             return None;
         }
+        // Only what the client sends is a message: `info`, `error` and `warning` records are
+        // shown, never sent, and so is a user record that is a command or a context note.
         let role = match tree.get_str(node, "type")?.as_ref() {
-            "gemini" => Role::Assistant,
-            // A user record the client leaves out (a command, a context note) is not sent.
+            "gemini" if sent_gemini(tree, node) => Role::Assistant,
             "user" if sent_user(tree, node) => Role::User,
-            "user" => return None,
-            // `info`, `error` and `warning` records are shown, never sent.
-            "info" | "error" | "warning" => return None,
-            _ => Role::Other,
+            _ => return None,
         };
         let mut msg = cx.message(tree, node, role);
         match role {

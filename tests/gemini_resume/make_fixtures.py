@@ -124,6 +124,13 @@ def fixtures():
     f["recorded-response-only"] = jsonl(
         18, user("u1", "list files"), gemini("g1", [fc], [call("c1", status="executing", result="absent")]),
         {"id": "r1", "timestamp": ts(), "type": "user", "content": [fr]}, gemini("g2", "One file."))
+    # Between them, records the client never sends: a model record without any part, a
+    # command, an info record. They end no turn.
+    f["unsent-records-between"] = jsonl(
+        19, user("u1", "list files"), gemini("g1", [fc], [call("c1", status="executing", result="absent")]),
+        {"id": "g1b", "timestamp": ts(), "type": "gemini", "content": "", "thoughts": []},
+        user("u2", "/stats"), {"id": "i1", "timestamp": ts(), "type": "info", "content": "Tool done"},
+        {"id": "r1", "timestamp": ts(), "type": "user", "content": [fr]}, gemini("g2", "One file."))
     return f
 
 
