@@ -18,4 +18,6 @@ if [ -z "${TOOLMEND:-}" ]; then
     cargo build --locked --quiet --bin toolmend
     TOOLMEND=target/debug/toolmend
 fi
-python3 tests/gemini_resume/check.py "$prefix/node_modules/.bin/gemini" "$TOOLMEND"
+# Real Gemini CLI sessions of the shared corpus join the check where it is present.
+shopt -s nullglob
+python3 tests/gemini_resume/check.py "$prefix/node_modules/.bin/gemini" "$TOOLMEND" ../shared/corpus/gemini-cli/*.json*

@@ -1,6 +1,6 @@
 """Does toolmend's verdict on a Gemini CLI session match what Gemini CLI sends when it resumes it?
 
-    python3 tests/gemini_resume/check.py GEMINI TOOLMEND
+    python3 tests/gemini_resume/check.py GEMINI TOOLMEND [SESSION...]
 
 For each session in fixtures/ (and two sessions as Gemini CLI itself rewrites them on resume),
 the session is put under a temporary HOME and `gemini --resume latest -p continue` is run
@@ -127,6 +127,8 @@ def main():
              for p in sorted(glob.glob(os.path.join(HERE, "fixtures", "*.json*")))]
     for name in RESUMED_TWICE:
         cases.append((name + "+resumed-once", os.path.join(HERE, "fixtures", name + ".jsonl")))
+    # Real sessions given on the command line (the shared corpus, where it is present).
+    cases += [("real-" + os.path.splitext(os.path.basename(p))[0], p) for p in sys.argv[3:]]
     failures = 0
     work = tempfile.mkdtemp()
     try:
