@@ -312,6 +312,21 @@ fn cli_calls_in_content_are_the_model_turn() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains(r#""status": "success"}, {"id": "cat-2", "name": "cat", "args": {"path": "a.txt"}, "result": [{"functionResponse": {"id": "cat-2", "name": "cat", "response": {"error": "#), "{text}");
 
+    // A call written without an id is given one by the client; its record is the one in its
+    // place.
+    let no_id = format!(
+        r#"{{"id": "g1", "type": "gemini", "content": [{{"functionCall": {{"name": "ls", "args": {{}}}}}}], "toolCalls": [{{"id": "ls-1", "name": "ls", "args": {{}}, "result": [{LS_RESPONSE}], "status": "success"}}]}}"#
+    );
+    assert_eq!(
+        code_ids("s.jsonl", &cli_session(&[ASK, &no_id])),
+        Vec::<String>::new()
+    );
+    let unanswered = no_id.replace(r#""result": ["#, r#""output": ["#);
+    assert_eq!(
+        code_ids("s.jsonl", &cli_session(&[ASK, &unanswered])),
+        ["TM001 ls-1"]
+    );
+
     // A record without `toolCalls` gets one, after its `content`.
     let no_records = r#"{"id": "g1", "type": "gemini", "content": [{"functionCall": {"id": "ls-1", "name": "ls", "args": {"dir": "."}}}], "model": "gemini-2.5-pro"}"#;
     let bytes = cli_session(&[ASK, no_records]);

@@ -115,14 +115,23 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
     let list = tree
         .get(node, "content")
         .is_some_and(|c| tree.kind(c) == Kind::Array);
-    for (k, call) in in_content {
-        let id = tree.get(call, "id");
+    for (n, (k, call)) in in_content.into_iter().enumerate() {
         let suffix = if list {
             format!("/content/{k}/functionCall")
         } else {
             "/content/functionCall".into()
         };
-        let record = records.and_then(|r| record_of(tree, r, id.and_then(|i| tree.str(i))));
+        // A call written without an id gets one from the client; its record is the one in
+        // its place, whose id is taken.
+        let id = tree
+            .get(call, "id")
+            .filter(|&i| tree.kind(i) == Kind::String);
+        let record = match (records, id) {
+            (Some(r), Some(i)) => record_of(tree, r, tree.str(i)),
+            (Some(r), None) => tree.children(r).nth(n),
+            (None, _) => None,
+        };
+        let id = id.or_else(|| record.and_then(|r| tree.get(r, "id")));
         msg.calls.push(Call {
             name: string(tree, tree.get(call, "name")),
             server: record.is_some_and(|r| answered(tree, r)),

@@ -131,6 +131,13 @@ def fixtures():
         {"id": "g1b", "timestamp": ts(), "type": "gemini", "content": "", "thoughts": []},
         user("u2", "/stats"), {"id": "i1", "timestamp": ts(), "type": "info", "content": "Tool done"},
         {"id": "r1", "timestamp": ts(), "type": "user", "content": [fr]}, gemini("g2", "One file."))
+    # A call in `content` written without an id: the client gives it one
+    # (ensureStableToolIds), and its response comes from the record in its place.
+    bare = {"functionCall": {"name": "run_shell_command", "args": {"command": "ls"}}}
+    f["content-call-without-id"] = jsonl(
+        20, user("u1", "list files"), gemini("g1", [bare], [call("c1")]), gemini("g2", "One file."))
+    f["content-call-without-id-unanswered"] = jsonl(
+        21, user("u1", "list files"), gemini("g1", [bare], [call("c1", status="executing", result="absent")]))
     return f
 
 
