@@ -14,7 +14,7 @@ pub enum Agent {
     ClaudeCode,
     /// Codex CLI: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (`CODEX_HOME`).
     Codex,
-    /// Gemini CLI: `~/.gemini/tmp/<project hash>/chats/session-*.json`.
+    /// Gemini CLI: `~/.gemini/tmp/<project>/chats/session-*.json` and `session-*.jsonl`.
     GeminiCli,
     /// Cline: `<VS Code>/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/`.
     Cline,
@@ -156,7 +156,10 @@ pub fn discover(places: &Places) -> Vec<Session> {
     }
     for project in dirs_in(&places.home.join(".gemini/tmp")) {
         let name = file_name(&project);
-        for f in files_in(&project.join("chats"), |n| n.ends_with(".json")) {
+        // As the client lists them for `--resume`: the JSON form and the newer JSON Lines one.
+        for f in files_in(&project.join("chats"), |n| {
+            n.starts_with("session-") && (n.ends_with(".json") || n.ends_with(".jsonl"))
+        }) {
             push(&mut out, Agent::GeminiCli, f, name.clone());
         }
     }

@@ -62,6 +62,12 @@ fn home() -> tempfile::TempDir {
     );
     place(
         h,
+        ".gemini/tmp/shop/chats/session-2026-03-02T08-00-0c1d2e3f.jsonl",
+        "fixtures/gemini/cli-session-lines.repaired.jsonl",
+        75,
+    );
+    place(
+        h,
         ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1732000000000/api_conversation_history.json",
         "fixtures/anthropic/clean.json",
         80,
@@ -130,6 +136,7 @@ fn lists_every_agent_newest_first_with_status() {
         ("claude-code", "ok"),
         ("codex", "ok"),
         ("gemini-cli", "ok"),
+        ("gemini-cli", "ok"),
         ("cline", "ok"),
         ("roo", "ok"),
         ("opencode", "unchecked"),
@@ -156,7 +163,7 @@ fn lists_every_agent_newest_first_with_status() {
         home.path().join(CLAUDE_BROKEN).display()
     )));
     assert!(text.contains("  broken: 1 finding(s); first: TM001 line 2"));
-    assert!(text.ends_with("8 session(s): 6 ok, 2 broken\n"), "{text}");
+    assert!(text.ends_with("9 session(s): 7 ok, 2 broken\n"), "{text}");
 }
 
 #[test]
@@ -243,13 +250,13 @@ fn repair_fixes_broken_sessions_in_place_with_backups() {
     )));
     assert_eq!(fs::read(&backup).unwrap(), original);
     assert_ne!(fs::read(&claude).unwrap(), original);
-    assert!(text.ends_with("8 session(s): 8 ok, 0 broken\n"), "{text}");
+    assert!(text.ends_with("9 session(s): 9 ok, 0 broken\n"), "{text}");
     assert_eq!(out.status.code(), Some(0));
     // A second run finds nothing to do, and lists no backup as a session.
     let again = toolmend(home.path(), &["--format", "json"], &[]);
     assert_eq!(again.status.code(), Some(0));
     let statuses = rows(&again);
-    assert_eq!(statuses.len(), 8);
+    assert_eq!(statuses.len(), 9);
     assert!(statuses.iter().all(|(_, s)| s == "ok" || s == "unchecked"));
 }
 
