@@ -83,9 +83,10 @@ fn truthy(tree: &Tree<'_>, v: NodeId) -> bool {
 }
 
 /// The calls of a `gemini` record as the client sends them. When its `content` holds a
-/// `functionCall` or a thought part (sessions since late 2025), `content` is the model turn
-/// and the calls are its `functionCall` parts; the `toolCalls` records only give responses
-/// (each call's is the record of its id). Otherwise the calls are the `toolCalls` records.
+/// `functionCall` or a thought part (as in the checkpoints the client appends on resume),
+/// `content` is the model turn and the calls are its `functionCall` parts; the `toolCalls`
+/// records only give responses (each call's is the record of its id). Otherwise the calls
+/// are the `toolCalls` records.
 fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {
     let records = tool_calls(tree, node);
     let parts = parts(tree, node);
@@ -151,7 +152,7 @@ fn record_of(
         .find(|&r| tree.get_str(r, "id").is_some_and(|i| i == id))
 }
 
-/// The `functionResponse` parts of a `user` record: since mid 2026 Gemini CLI records each
+/// The `functionResponse` parts of a `user` record: since 0.44.0 Gemini CLI records each
 /// response turn it sends as a record of its own, beside the `result` of the call's record,
 /// and on resume sends both (google-gemini/gemini-cli#29365).
 fn read_responses(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {

@@ -112,15 +112,16 @@ def fixtures():
     # functionCall included, in `content`. Here without a toolCalls record: nothing answers it.
     g = gemini("g1", [{"functionCall": {"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}}}])
     f["checkpoint-call-in-content"] = jsonl(16, {"$set": {"messages": [user("u1", "list files"), g]}})
-    # As Gemini CLI records a tool round since mid 2026: the call in `content`, its result in
-    # `toolCalls`, and the response turn it sent as a user record of its own
+    # As Gemini CLI records a tool round since 0.44.0: the model's text in `content`, the call
+    # and its result in `toolCalls`, and the response turn it sent as a user record of its own
     # (recordSyntheticMessage), which resume sends again (google-gemini/gemini-cli#29365).
     fc = {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}}}
     fr = {"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "a.txt"}}}
     f["recorded-response-twice"] = jsonl(
-        17, user("u1", "list files"), gemini("g1", [fc], [call("c1")]),
+        17, user("u1", "list files"), gemini("g1", "", [call("c1")]),
         {"id": "r1", "timestamp": ts(), "type": "user", "content": [fr]}, gemini("g2", "One file."))
-    # The same round before the call's record got its result: the user record answers it.
+    # The checkpoint form of a round (the call in `content`) before the call's record got its
+    # result: the user record answers it.
     f["recorded-response-only"] = jsonl(
         18, user("u1", "list files"), gemini("g1", [fc], [call("c1", status="executing", result="absent")]),
         {"id": "r1", "timestamp": ts(), "type": "user", "content": [fr]}, gemini("g2", "One file."))
