@@ -357,6 +357,11 @@ fn cli_response_recorded_twice_is_a_duplicate_dropped_by_policy() {
         "{}",
         found[0].message
     );
+    let fix = found[0].fix.as_ref().expect("lint offers the drop");
+    assert_eq!(
+        fix.description,
+        "drop the second copy (--duplicates keep-first)"
+    );
     // Removing a copy deletes bytes: only by policy, and only the later copy.
     assert_eq!(repaired("s.jsonl", &bytes), bytes);
     let keep_last = RepairOptions {
@@ -380,6 +385,15 @@ fn cli_response_recorded_twice_is_a_duplicate_dropped_by_policy() {
     let out = repaired_clean("s.jsonl", &bytes, &keep_first);
     let kept = r#"{"id": "g1_response", "type": "user", "content": [{"text": "x"}]}"#;
     assert_eq!(out, cli_session(&[ASK, &answered, kept, after]));
+
+    // A copy that is the record's whole `content` (one part, not a list) is reported, and no
+    // fix is offered or made.
+    let single = format!(r#"{{"id": "g1_response", "type": "user", "content": {LS_RESPONSE}}}"#);
+    let bytes = cli_session(&[ASK, &answered, &single, after]);
+    let found = findings("s.jsonl", &bytes);
+    assert_eq!(code_ids("s.jsonl", &bytes), ["TM004 ls-1"]);
+    assert!(found[0].fix.is_none(), "{:?}", found[0].fix);
+    assert_eq!(repair_with("s.jsonl", &bytes, &keep_first), bytes);
 }
 
 #[test]

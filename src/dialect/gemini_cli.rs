@@ -62,12 +62,32 @@ fn answered(tree: &Tree<'_>, record: NodeId) -> bool {
     }
 }
 
-/// The parts of a record's `content` as the client reads them (a list, or one part).
-fn parts(tree: &Tree<'_>, node: NodeId) -> Vec<NodeId> {
-    match tree.get(node, "content") {
-        Some(c) if tree.kind(c) == Kind::Array => tree.children(c).collect(),
-        Some(c) if tree.kind(c) == Kind::Object => vec![c],
-        _ => Vec::new(),
+/// The parts of a record's `content` as the client reads them: a list, or one part.
+struct Parts {
+    nodes: Vec<NodeId>,
+    /// `content` is a list (a part's pointer then carries its index).
+    list: bool,
+}
+
+impl Parts {
+    fn of(tree: &Tree<'_>, node: NodeId) -> Parts {
+        let content = tree.get(node, "content");
+        let list = content.is_some_and(|c| tree.kind(c) == Kind::Array);
+        let nodes = match content {
+            Some(c) if list => tree.children(c).collect(),
+            Some(c) if tree.kind(c) == Kind::Object => vec![c],
+            _ => Vec::new(),
+        };
+        Parts { nodes, list }
+    }
+
+    /// The pointer suffix of part `k`, then `tail`.
+    fn suffix(&self, k: usize, tail: &str) -> String {
+        if self.list {
+            format!("/content/{k}{tail}")
+        } else {
+            format!("/content{tail}")
+        }
     }
 }
 
@@ -89,13 +109,15 @@ fn truthy(tree: &Tree<'_>, v: NodeId) -> bool {
 /// are the `toolCalls` records.
 fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {
     let records = tool_calls(tree, node);
-    let parts = parts(tree, node);
+    let parts = Parts::of(tree, node);
     let in_content: Vec<(usize, NodeId)> = parts
+        .nodes
         .iter()
         .enumerate()
         .filter_map(|(k, &p)| Some((k, tree.get(p, "functionCall")?)))
         .collect();
     let thought = parts
+        .nodes
         .iter()
         .any(|&p| tree.get(p, "thought").is_some_and(|t| truthy(tree, t)));
     if in_content.is_empty() && !thought {
@@ -113,15 +135,8 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
         }
         return;
     }
-    let list = tree
-        .get(node, "content")
-        .is_some_and(|c| tree.kind(c) == Kind::Array);
     for (n, (k, call)) in in_content.into_iter().enumerate() {
-        let suffix = if list {
-            format!("/content/{k}/functionCall")
-        } else {
-            "/content/functionCall".into()
-        };
+        let suffix = parts.suffix(k, "/functionCall");
         // A call written without an id gets one from the client; its record is the one in
         // its place, whose id is taken.
         let id = tree
@@ -154,24 +169,21 @@ fn record_of(
 
 /// The `functionResponse` parts of a `user` record: since 0.44.0 Gemini CLI records each
 /// response turn it sends as a record of its own, beside the `result` of the call's record,
-/// and on resume sends both (google-gemini/gemini-cli#29365).
+/// and on resume sends both (google-gemini/gemini-cli#29365). A record of responses only is
+/// a response turn, as Gemini reads contents.
 fn read_responses(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {
-    let list = tree
-        .get(node, "content")
-        .is_some_and(|c| tree.kind(c) == Kind::Array);
-    for (k, part) in parts(tree, node).into_iter().enumerate() {
+    let parts = Parts::of(tree, node);
+    for (k, &part) in parts.nodes.iter().enumerate() {
         let Some(response) = tree.get(part, "functionResponse") else {
             continue;
         };
-        let suffix = if list {
-            crate::model::indexed("/content/", k)
-        } else {
-            "/content".into()
-        };
         msg.results.push(crate::model::ToolResult {
             name: string(tree, tree.get(response, "name")),
-            ..cx.result(tree, part, &suffix, tree.get(response, "id"))
+            ..cx.result(tree, part, &parts.suffix(k, ""), tree.get(response, "id"))
         });
+    }
+    if !msg.results.is_empty() && msg.results.len() == parts.nodes.len() {
+        msg.role = Role::Tool;
     }
 }
 
@@ -199,7 +211,7 @@ fn sent_user(tree: &Tree<'_>, node: NodeId) -> bool {
             text = tree.str(c).unwrap_or_default().into_owned()
         }
         _ => {
-            for p in parts(tree, node) {
+            for p in Parts::of(tree, node).nodes {
                 if !text.trim_start().is_empty() {
                     break;
                 }
@@ -278,13 +290,7 @@ impl Dialect for GeminiCli {
         let mut msg = cx.message(tree, node, role);
         match role {
             Role::Assistant => read_calls(tree, node, cx, &mut msg),
-            Role::User => {
-                read_responses(tree, node, cx, &mut msg);
-                // A record of responses only is a response turn (as Gemini reads contents).
-                if !msg.results.is_empty() && msg.results.len() == parts(tree, node).len() {
-                    msg.role = Role::Tool;
-                }
-            }
+            Role::User => read_responses(tree, node, cx, &mut msg),
             _ => {}
         }
         Some(msg)
@@ -464,7 +470,8 @@ fn add_record(
 ) -> Option<Edit> {
     let at = call.call.pos.offset.checked_sub(base)?;
     let root = tree.root();
-    let function_call = parts(tree, root)
+    let function_call = Parts::of(tree, root)
+        .nodes
         .into_iter()
         .filter_map(|p| tree.get(p, "functionCall"))
         .find(|&c| tree.span(c).0 == at)?;
