@@ -90,6 +90,14 @@ const PART_LISTS: [&str; 2] = ["parts", "content"];
 
 /// The first tool key found in `node` (see the module comment for where).
 pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
+    if !may_hold_a_sign(tree.raw(node)) {
+        return None;
+    }
+    find_in(tree, node)
+}
+
+/// [`find`], looking at the members and parts whatever the text.
+fn find_in(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
     // The message's envelopes, signs and part lists, found in one pass over its members.
     let own = members_named(tree, node, &MESSAGE_KEYS);
     // The message and the objects under its envelope keys, in that order.
@@ -128,6 +136,82 @@ pub fn find(tree: &Tree<'_>, node: NodeId) -> Option<&'static ToolKey> {
         }
     }
     None
+}
+
+/// Can the JSON text `raw` hold a tool key at all? A sign is a member name or a string value
+/// equal to a name or value of [`TOOL_KEYS`]. None of those holds `"`, `\`, `/` or a control
+/// character, what the escapes `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r` and `\t` stand for;
+/// so a string equal to one is written as that very text, or with another escape (`\u`, or
+/// one the tolerant reading takes as the character after the backslash). Text with neither
+/// holds no sign, and a search over its bytes (most lines of a session) saves looking at
+/// every member and part.
+fn may_hold_a_sign(raw: &[u8]) -> bool {
+    static NEEDLES: std::sync::LazyLock<Needles> = std::sync::LazyLock::new(Needles::new);
+    let other_escape = || {
+        memchr::memchr_iter(b'\\', raw).any(|at| {
+            !matches!(
+                raw.get(at + 1),
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+            )
+        })
+    };
+    NEEDLES.in_(raw) || other_escape()
+}
+
+/// How many bytes each of [`sign_texts`] leaves out. Most tool keys begin with `tool` (and the
+/// search looks for the first bytes first): searched whole, every `tool_use` and `tool_result`
+/// of a Claude message would be a candidate to check.
+const UNSEARCHED: usize = 3;
+
+/// The search for [`sign_texts`]: vector instructions where the machine has them (most of a
+/// message is text that holds none, which a byte-by-byte automaton would step through).
+enum Needles {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(aho_corasick::AhoCorasick),
+    /// Never built (it cannot fail for these few short texts): every text may hold a sign.
+    None,
+}
+
+impl Needles {
+    fn new() -> Needles {
+        let texts = sign_texts();
+        if let Some(s) = aho_corasick::packed::Searcher::new(texts.iter()) {
+            return Needles::Packed(s);
+        }
+        aho_corasick::AhoCorasick::new(texts).map_or(Needles::None, Needles::Automaton)
+    }
+
+    fn in_(&self, raw: &[u8]) -> bool {
+        match self {
+            Needles::Packed(s) => s.find(raw).is_some(),
+            Needles::Automaton(a) => a.is_match(raw),
+            Needles::None => true,
+        }
+    }
+}
+
+/// What [`may_hold_a_sign`] searches for: the key of each tool key that any value makes a sign,
+/// and the values of the others, each without its first [`UNSEARCHED`] bytes (what holds a text
+/// holds its end); none that holds another (`function_call` holds `function`).
+fn sign_texts() -> Vec<&'static str> {
+    let mut texts = Vec::new();
+    for k in TOOL_KEYS {
+        match k.values {
+            [] => texts.push(k.key),
+            values => texts.extend_from_slice(values),
+        }
+    }
+    for t in &mut texts {
+        *t = t
+            .get(UNSEARCHED..)
+            .filter(|end| end.len() >= 4)
+            .unwrap_or(t);
+    }
+    let all = texts.clone();
+    texts.retain(|t| !all.iter().any(|o| o != t && t.contains(o)));
+    texts.sort_unstable();
+    texts.dedup();
+    texts
 }
 
 /// What [`find`] looks up in the message itself: [`ENVELOPES`], then [`SIGN_KEYS`] but
@@ -329,6 +413,71 @@ mod tests {
     fn sign(src: &str) -> Option<&'static str> {
         let t = parse(src.as_bytes()).unwrap();
         find(&t, t.root()).map(|k| k.key)
+    }
+
+    #[test]
+    fn sign_texts_hold_nothing_json_escapes_but_with_u() {
+        for text in sign_texts() {
+            assert!(
+                text.bytes()
+                    .all(|b| b.is_ascii() && !b.is_ascii_control() && !b"\"\\/".contains(&b)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_search_over_the_text_never_hides_a_sign() {
+        // Each sign's name and value, spelled plainly, with a `\u` escape, with a backslash the
+        // tolerant reading drops, and with escapes that cannot stand for a sign's character.
+        let spell = |text: &str, how: usize| -> String {
+            let mut out = String::new();
+            for (i, c) in text.chars().enumerate() {
+                match (how, i) {
+                    (1, 2) => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    (2, 3) => out.push_str(&format!("\\{c}")),
+                    (3, 1) => out.push_str(&format!("{c}\\n")),
+                    _ => out.push(c),
+                }
+            }
+            out
+        };
+        let mut checked = 0;
+        for k in TOOL_KEYS {
+            let values: Vec<&str> = match k.values {
+                [] => vec!["x", ""],
+                v => v.to_vec(),
+            };
+            for value in values {
+                for how in 0..4 {
+                    for (key, value) in [
+                        (spell(k.key, how), value.to_string()),
+                        (k.key.to_string(), spell(value, how)),
+                    ] {
+                        for doc in [
+                            format!(r#"{{"{key}": "{value}", "text": "a\nb"}}"#),
+                            format!(r#"{{"message": {{"content": [{{"{key}": "{value}"}}]}}}}"#),
+                            format!(
+                                r#"{{"content": [{{"type": "text"}}, {{"{key}": "{value}"}}]}}"#
+                            ),
+                        ] {
+                            let t = parse(doc.as_bytes()).unwrap();
+                            let root = t.root();
+                            assert_eq!(find(&t, root), find_in(&t, root), "{doc}");
+                            checked += usize::from(find_in(&t, root).is_some());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
+        for plain in [
+            r#"{"role": "assistant", "content": [{"type": "tool_use", "text": "a\n\"b\"\/"}]}"#,
+            r#"{"role": "user", "content": "functio"}"#,
+        ] {
+            let t = parse(plain.as_bytes()).unwrap();
+            assert!(!may_hold_a_sign(t.raw(t.root())), "{plain}");
+        }
     }
 
     #[test]
