@@ -222,19 +222,39 @@ impl FirstCall {
 /// Tool names, each kept once (there are few), numbered in the order first seen.
 #[derive(Debug, Default)]
 struct Names {
+    /// The numbers by name, once there are more than [`Names::FEW`] (fewer are compared in
+    /// turn, which costs less than hashing the name).
     numbers: HashMap<Option<String>, u32, foldhash::fast::RandomState>,
     names: Vec<Option<String>>,
 }
 
 impl Names {
+    const FEW: usize = 16;
+
     fn number(&mut self, name: &Option<String>) -> u32 {
-        if let Some(&n) = self.numbers.get(name) {
+        if self.names.len() <= Self::FEW {
+            if let Some(n) = self.names.iter().position(|known| known == name) {
+                return small(n);
+            }
+        } else if let Some(&n) = self.numbers.get(name) {
             return n;
         }
         let n = small(self.names.len());
         self.names.push(name.clone());
-        self.numbers.insert(name.clone(), n);
+        if self.names.len() > Self::FEW {
+            if self.numbers.is_empty() {
+                let numbered = self.names.iter().enumerate();
+                self.numbers = numbered.map(|(k, s)| (s.clone(), small(k))).collect();
+            } else {
+                self.numbers.insert(name.clone(), n);
+            }
+        }
         n
+    }
+
+    fn clear(&mut self) {
+        self.numbers.clear();
+        self.names.clear();
     }
 
     fn name(&self, n: u32) -> Option<String> {
@@ -626,32 +646,75 @@ impl Walker {
         // What was kept per id seen is no longer needed: free it before the sort, which
         // needs room of its own on a log with many findings.
         self.seen = seen::Seen::default();
-        let open = std::mem::take(&mut self.open);
-        let pending = match self.options.tail {
-            false => std::mem::take(&mut self.pending),
-            true => IdMap::default(),
-        };
+        self.take_defects(false)
+    }
+
+    /// [`Walker::finish`], keeping the walk's room for [`Walker::reset`]: for the many short
+    /// conversations of a log with one per line, whose tables would each be built anew.
+    pub fn finish_keeping(&mut self) -> Vec<Defect> {
+        self.seen.clear();
+        self.take_defects(true)
+    }
+
+    /// Walk a new conversation with the room of this finished one (see
+    /// [`Walker::finish_keeping`]).
+    pub fn reset(&mut self, window: Window, options: WalkOptions) {
+        self.window = window;
+        self.options = options;
+        self.seen.clear();
+        self.names.clear();
+        self.open.clear();
+        self.tentative.clear();
+        self.pending.clear();
+        self.owners.clear();
+        self.defects.clear();
+        self.calls_checked = 0;
+    }
+
+    /// Does the walk hold room for few ids? (Room kept for the next conversation should be
+    /// that of a short one.)
+    pub fn holds_little(&self) -> bool {
+        const FEW: usize = 1 << 10;
+        self.seen.len() < FEW
+            && self.open.capacity() < FEW
+            && self.tentative.capacity() < FEW
+            && self.pending.capacity() < FEW
+            && self.owners.capacity() < FEW
+    }
+
+    /// The defects found, with what is still open or pending, in order; the tables of open
+    /// calls and pending results are left empty, with their room when `keep` (else freed
+    /// before the sort).
+    fn take_defects(&mut self, keep: bool) -> Vec<Defect> {
+        let mut defects = std::mem::take(&mut self.defects);
+        if self.options.tail {
+            self.pending.clear();
+        }
         // Room for exactly what is left (a growing list would hold two copies while it moves).
-        self.defects.reserve_exact(
-            open.values().map(VecDeque::len).sum::<usize>()
-                + pending.values().map(VecDeque::len).sum::<usize>(),
+        defects.reserve_exact(
+            self.open.values().map(VecDeque::len).sum::<usize>()
+                + self.pending.values().map(VecDeque::len).sum::<usize>(),
         );
-        for call in open.into_values().flatten() {
-            self.defects.push(Defect::Dangling {
+        for (_, calls) in self.open.drain() {
+            defects.extend(calls.into_iter().map(|call| Defect::Dangling {
                 call,
                 cause: DanglingCause::NoResult,
-            });
+            }));
         }
-        for result in pending.into_values().flatten() {
-            self.defects.push(Defect::Orphan {
+        for (_, results) in self.pending.drain() {
+            defects.extend(results.into_iter().map(|result| Defect::Orphan {
                 result,
                 later_call: None,
-            });
+            }));
+        }
+        if !keep {
+            self.open = IdMap::default();
+            self.pending = IdMap::default();
         }
         // Sorting the keys beside their indices needs room for those, not for half the
         // defects as a stable sort of them would.
-        self.defects.sort_by_cached_key(Defect::sort_key);
-        self.defects
+        defects.sort_by_cached_key(Defect::sort_key);
+        defects
     }
 }
 

@@ -57,6 +57,12 @@ impl<T> Chunked<T> {
         }
     }
 
+    /// Remove every value, keeping the first chunk's room (the later chunks are freed).
+    pub(crate) fn clear(&mut self) {
+        self.first.clear();
+        self.more = Vec::new();
+    }
+
     /// How many values there are.
     pub(crate) fn len(&self) -> usize {
         self.first.len()

@@ -69,6 +69,14 @@ impl Texts {
         self.starts.len()
     }
 
+    /// Remove every string, keeping the first block's room.
+    fn clear(&mut self) {
+        self.blocks.first.clear();
+        self.blocks.more = Vec::new();
+        self.starts.clear();
+        self.epochs.clear();
+    }
+
     fn block_size(&self) -> usize {
         1 << self.layout.offset_bits
     }
@@ -325,6 +333,13 @@ impl Interner {
             let hash = hasher.hash_one(texts.get(sym));
             shards[shard(hash)].insert_unique(hash, sym, |&sym| hasher.hash_one(texts.get(sym)));
         }
+    }
+
+    /// Remove every string (numbers start again from 0), keeping the room of a short interner.
+    pub(crate) fn clear(&mut self) {
+        self.texts.clear();
+        self.table.clear();
+        self.shards = Vec::new();
     }
 
     /// The number of `s`, if it was interned.

@@ -25,7 +25,7 @@ use crate::read::{
 };
 use crate::rules::Rule;
 use crate::target;
-use line_conv::{LineCx, Walked};
+use line_conv::{LineCx, SpareWalker, Walked};
 
 /// What linting a stream found.
 #[derive(Debug, Default)]
@@ -222,6 +222,7 @@ fn stream_lines<R: BufRead>(
         line_count: 0,
         foreign_threads: Vec::new(),
         report: StreamReport::default(),
+        spare_walker: SpareWalker::default(),
     };
     if rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1 {
         in_blocks(reader, &options.read, &mut lines, &mut chain, &mut sink)?;
@@ -346,6 +347,7 @@ fn take_block(
     let prepare_part = |first: usize, bufs: &mut [NodeBuf]| -> Part<'_> {
         let mut links = LinkDrafts::default();
         let mut walked = Vec::with_capacity(bufs.len());
+        let mut spare_walker = SpareWalker::default();
         let prepared = bufs
             .iter_mut()
             .enumerate()
@@ -358,7 +360,7 @@ fn take_block(
                 walked.push(
                     convs
                         .into_iter()
-                        .map(|conv| Walked::of(cx, conv, BTreeMap::new()))
+                        .map(|conv| Walked::of(cx, conv, BTreeMap::new(), &mut spare_walker))
                         .collect(),
                 );
                 prepared
@@ -580,6 +582,8 @@ struct Streamer<'p> {
     /// Threads holding messages of another dialect: reported, not offered fixes.
     foreign_threads: Vec<Option<String>>,
     report: StreamReport,
+    /// The room of the last line conversation's walk.
+    spare_walker: SpareWalker,
 }
 
 /// Whether the pairing findings of dialect `d` are counted, not described, when `count_only`
@@ -631,7 +635,7 @@ impl LineSink for Streamer<'_> {
         // Counted into the report's own statistics, given back by `walked`.
         let stats = std::mem::take(&mut self.report.stats);
         let index = conv.index;
-        let walked = Walked::of(&self.cx, conv, stats);
+        let walked = Walked::of(&self.cx, conv, stats, &mut self.spare_walker);
         self.walked(index, walked);
     }
 

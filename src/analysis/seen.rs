@@ -152,6 +152,20 @@ fn load<T: Copy>(
 }
 
 impl Seen {
+    /// Forget every id, keeping the room of a short conversation's records.
+    pub(super) fn clear(&mut self) {
+        self.ids.clear();
+        self.closed.clear();
+        self.spilled.clear();
+        self.first_calls.clear();
+        self.first_spilled.clear();
+    }
+
+    /// How many ids were seen.
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
     /// The call and first result that last closed `id`.
     pub(super) fn closed(&self, id: &str) -> Option<Closed> {
         load(

@@ -43,14 +43,41 @@ pub(super) struct Walked {
     pub detection: Option<String>,
 }
 
+/// The walk of the last short conversation, kept for the next one: most conversations of a
+/// log with one per line are short, and building each one's tables anew cost about a tenth
+/// of its lint.
+#[derive(Debug, Default)]
+pub(super) struct SpareWalker(Option<Walker>);
+
+impl SpareWalker {
+    /// A walk for `window` and `options`, with the kept room if there is any.
+    fn take(&mut self, window: crate::analysis::Window, options: WalkOptions) -> Walker {
+        match self.0.take() {
+            Some(mut w) => {
+                w.reset(window, options);
+                w
+            }
+            None => Walker::new(window, options),
+        }
+    }
+
+    /// Keep the finished `walker` when its room is that of a short conversation.
+    fn keep(&mut self, walker: Walker) {
+        if walker.holds_little() {
+            self.0 = Some(walker);
+        }
+    }
+}
+
 impl Walked {
     /// Walk `conv`, counting its calls into `stats` (which the result holds). The walk takes
     /// the calls of its messages (see [`Walker::push_taking`]): what is read of them is read
-    /// first.
+    /// first. `spare` lends the walk its room, and takes it back.
     pub fn of(
         cx: &LineCx<'_>,
         mut conv: Conversation,
         mut stats: BTreeMap<String, ToolStats>,
+        spare: &mut SpareWalker,
     ) -> Self {
         let d = dialect_of(&conv);
         let judge = target::judge(d, cx.target);
@@ -59,7 +86,7 @@ impl Walked {
         }
         let info = ConvInfo::of(&conv);
         let offset = super::conversation_offset(&conv);
-        let mut walker = Walker::new(
+        let mut walker = spare.take(
             judge.window,
             WalkOptions {
                 tail: false,
@@ -70,7 +97,9 @@ impl Walked {
             walker.push_taking(m);
         }
         let calls_checked = walker.calls_checked();
-        let mut defects = sent(d, walker.finish());
+        let defects = walker.finish_keeping();
+        spare.keep(walker);
+        let mut defects = sent(d, defects);
         if !conv.unread.is_empty() {
             defects.clear();
         }
