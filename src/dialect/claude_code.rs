@@ -68,6 +68,14 @@ impl Dialect for ClaudeCode {
         Window::BeforeNextAssistant
     }
 
+    fn claim_keys(&self) -> &'static [super::gate::Keys] {
+        // `sessionId` and `type` are looked up and must be there (with `uuid` and
+        // `parentUuid`, which have no bit).
+        use super::gate::Keys;
+        const NEEDS: &[Keys] = &[Keys::SESSION_ID_CAMEL.and(Keys::TYPE)];
+        NEEDS
+    }
+
     fn provider(&self) -> Provider {
         Provider::Anthropic
     }

@@ -45,6 +45,12 @@ impl Dialect for ClaudeStream {
         Window::BeforeNextAssistant
     }
 
+    fn claim_keys(&self) -> &'static [super::gate::Keys] {
+        // `type` is looked up and must be there (with `session_id`, which has no bit).
+        const NEEDS: &[super::gate::Keys] = &[super::gate::Keys::TYPE];
+        NEEDS
+    }
+
     /// The stream records what Claude Code sent to Anthropic.
     fn provider(&self) -> Provider {
         Provider::Anthropic

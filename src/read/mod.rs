@@ -539,9 +539,10 @@ fn foreign_with(
     cx: &ReadCx<'_>,
     keys: &mut Option<Keys>,
 ) -> Option<crate::model::Foreign> {
-    // Only the dialects whose claim keys the message has can claim it (see `dialect::gate`);
-    // the keys are not gathered for a dialect that states none (its claims is asked anyway).
-    if !gate::may_claim(dialect, Keys::NONE) {
+    // Only the dialects whose claim keys the message has can claim it (see `dialect::gate`).
+    // The keys are gathered first for a dialect they settle alone (`claims_by_keys`); any
+    // other is asked directly, and as the file is read as it, it nearly always claims.
+    if dialect.claims_by_keys(Keys::NONE).is_some() {
         *keys = Some(Keys::of(tree, node));
     }
     let claimed = match *keys {
