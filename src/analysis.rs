@@ -866,6 +866,45 @@ mod tests {
     }
 
     #[test]
+    fn a_walk_reset_after_another_finds_what_a_new_one_finds() {
+        let specs = [
+            "U A:c1 T:c1 A",
+            "U A:c1,c2,c3 T:c2 U",
+            "A:c1 U A:c1 T:c1",
+            "T:c1 T:c1 A:c1,c1 T:c1 T:c1",
+            "A:c1 U T:c1",
+            "A:c1 T:c1 T:c1",
+            "T:c1 A:c1 U T:c1",
+            "U A:c1 A:c2 T:c1,c2 A",
+            "A:c1,c1 U",
+        ];
+        let windows = [
+            Window::ToolRun,
+            Window::NextMessage,
+            Window::NextResponseTurn,
+        ];
+        for window in windows {
+            for unique_ids in [false, true] {
+                let options = WalkOptions {
+                    tail: false,
+                    unique_ids,
+                };
+                let mut reused = Walker::new(Window::CallRun, WalkOptions::default());
+                for spec in specs.iter().chain(specs.iter().rev()) {
+                    reused.reset(window, options);
+                    for m in &mut conv(spec) {
+                        reused.push_taking(m);
+                    }
+                    let (fresh, checked) = walk(&conv(spec), window, options);
+                    assert_eq!(reused.calls_checked(), checked, "{spec}");
+                    assert_eq!(reused.finish_keeping(), fresh, "{spec} {window:?}");
+                }
+                assert!(reused.holds_little());
+            }
+        }
+    }
+
+    #[test]
     fn taking_the_calls_walks_as_copying_them() {
         let specs = [
             "A:c1,c2 T:c1 T:c2 U",
