@@ -5,9 +5,11 @@
 
 Generates synthetic corpora of the chosen size (deterministic), builds toolmend and the parse
 floor (`examples/parse_floor.rs`: serde_json into IgnoredAny, one thread) in release mode,
-runs every command `--runs` times and prints, per corpus, the median wall time, its ratio to
-the parse floor and the peak resident memory of the command itself (GNU time's `%M`; "n/a"
-without /usr/bin/time). Needs Python 3 and cargo; jq for its row. Prints Markdown tables.
+runs every command `--runs` times (in rounds: each command once per round, so that the
+machine's drift touches all alike) and prints, per corpus, the median wall time, the median of
+its ratio to the parse floor of the same round, and the peak resident memory of the command
+itself (GNU time's `%M`; "n/a" without /usr/bin/time). Needs Python 3 and cargo; jq for its
+row. Prints Markdown tables.
 With `--flat K`, it also writes the JSON Lines shapes at K times the size and prints the peak
 memory of `repair` at both sizes, once each: whether memory stays flat as the file grows.
 """
@@ -197,18 +199,24 @@ def main():
             print(f"### {title} ({args.mb:g} MB)\n")
             print("| command | median s | × floor | peak RSS MB |")
             print("|---|---:|---:|---:|")
-            floor_time = None
-            for label, cmd in commands(shape, path, toolmend, floor):
-                times, peaks = [], []
-                for _ in range(args.runs):
+            rows = commands(shape, path, toolmend, floor)
+            times = [[] for _ in rows]
+            peaks = [[] for _ in rows]
+            # Every command once per round, starting each round one command later: the
+            # machine's speed drifts within minutes, and a drift then touches every command
+            # alike instead of the ones that happened to run during it.
+            for r in range(args.runs):
+                for k in range(len(rows)):
+                    i = (k + r) % len(rows)
                     with open(os.devnull, "wb") as null:
-                        wall, rss = run(cmd, null)
-                    times.append(wall)
-                    peaks.append(rss)
-                median = statistics.median(times)
-                floor_time = floor_time or median
-                peak = "n/a" if None in peaks else f"{max(peaks) / 1e6:.0f}"
-                print(f"| {label} | {median:.2f} | {median / floor_time:.2f} | {peak} |", flush=True)
+                        wall, rss = run(rows[i][1], null)
+                    times[i].append(wall)
+                    peaks[i].append(rss)
+            for (label, _), t, p in zip(rows, times, peaks):
+                # The ratio is the median of each round's ratio to that round's floor.
+                ratio = statistics.median(x / f for x, f in zip(t, times[0]))
+                peak = "n/a" if None in p else f"{max(p) / 1e6:.0f}"
+                print(f"| {label} | {statistics.median(t):.2f} | {ratio:.2f} | {peak} |", flush=True)
             print()
         if args.flat:
             flat(args, work, size, toolmend)
