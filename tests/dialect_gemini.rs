@@ -341,6 +341,54 @@ fn cli_calls_in_content_are_the_model_turn() {
 }
 
 #[test]
+fn cli_record_no_content_call_takes_is_a_response_without_a_call() {
+    // With the calls in `content`, the client still sends the result of every `toolCalls`
+    // record in the response turn: a record no call takes is one response too many.
+    let record = |id: &str| {
+        format!(
+            r#"{{"id": "{id}", "name": "ls", "args": {{}}, "result": [{{"functionResponse": {{"id": "{id}", "name": "ls", "response": {{"output": "a"}}}}}}], "status": "success"}}"#
+        )
+    };
+    let two = format!(
+        r#"{{"id": "g1", "type": "gemini", "content": [{{"functionCall": {{"id": "ls-1", "name": "ls", "args": {{}}}}}}], "toolCalls": [{}, {}]}}"#,
+        record("ls-1"),
+        record("ls-9")
+    );
+    let after = r#"{"id": "g2", "type": "gemini", "content": [{"text": "One file."}]}"#;
+    let bytes = cli_session(&[ASK, &two, after]);
+    let found = findings("s.jsonl", &bytes);
+    assert_eq!(code_ids("s.jsonl", &bytes), ["TM002 ls-9"]);
+    assert_eq!(found[0].pointer, "/toolCalls/1");
+    assert!(
+        found[0].message.contains("one response more"),
+        "{}",
+        found[0].message
+    );
+    // Reported, never repaired: no fix is offered, under any orphan policy.
+    assert!(found[0].fix.is_none());
+    assert_eq!(repaired("s.jsonl", &bytes), bytes);
+    for policy in [OrphanPolicy::Drop, OrphanPolicy::Note] {
+        assert_eq!(repair_with("s.jsonl", &bytes, &with_orphans(policy)), bytes);
+    }
+
+    // A record without a result adds no response; one taken by an id-less call, by its
+    // place, is that call's.
+    let unanswered = two.replacen(r#", "result": [{"functionResponse": {"id": "ls-9", "name": "ls", "response": {"output": "a"}}}]"#, "", 1);
+    assert_ne!(unanswered, two);
+    assert!(code_ids("s.jsonl", &cli_session(&[ASK, &unanswered, after])).is_empty());
+    let bare = two.replacen(
+        r#""id": "ls-1", "name": "ls", "args": {}}}"#,
+        r#""name": "ls", "args": {}}}"#,
+        1,
+    );
+    assert_ne!(bare, two);
+    assert_eq!(
+        code_ids("s.jsonl", &cli_session(&[ASK, &bare, after])),
+        ["TM002 ls-9"]
+    );
+}
+
+#[test]
 fn cli_response_recorded_twice_is_a_duplicate_dropped_by_policy() {
     // Gemini CLI records a response turn as a user record of its own besides the call's
     // `result`, and sends both on resume (google-gemini/gemini-cli#29365).

@@ -105,8 +105,8 @@ fn truthy(tree: &Tree<'_>, v: NodeId) -> bool {
 /// The calls of a `gemini` record as the client sends them. When its `content` holds a
 /// `functionCall` or a thought part (as in the checkpoints the client appends on resume),
 /// `content` is the model turn and the calls are its `functionCall` parts; the `toolCalls`
-/// records only give responses (each call's is the record of its id). Otherwise the calls
-/// are the `toolCalls` records.
+/// records only give responses (each call's is the record of its id, and a record no call
+/// takes is a response without a call). Otherwise the calls are the `toolCalls` records.
 fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message) {
     let records = tool_calls(tree, node);
     let parts = Parts::of(tree, node);
@@ -135,6 +135,7 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
         }
         return;
     }
+    let mut taken = Vec::new();
     for (n, (k, call)) in in_content.into_iter().enumerate() {
         let suffix = parts.suffix(k, "/functionCall");
         // A call written without an id gets one from the client; its record is the one in
@@ -152,6 +153,21 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
             name: string(tree, tree.get(call, "name")),
             server: record.is_some_and(|r| answered(tree, r)),
             ..cx.call(tree, call, &suffix, id, "functionCall")
+        });
+        taken.extend(record);
+    }
+    // A record no call of `content` takes still gives the response turn its response: one
+    // response more than the turn has calls, which Gemini refuses. It is read as a result of
+    // its own, never leading (so it answers no earlier call in its window).
+    for (i, record) in records.iter().flat_map(|&r| tree.children(r)).enumerate() {
+        if taken.contains(&record) || !answered(tree, record) {
+            continue;
+        }
+        let suffix = crate::model::indexed("/toolCalls/", i);
+        msg.results.push(crate::model::ToolResult {
+            name: string(tree, tree.get(record, "name")),
+            leading: false,
+            ..cx.result(tree, record, &suffix, tree.get(record, "id"))
         });
     }
 }
@@ -325,6 +341,11 @@ impl Dialect for GeminiCli {
             )),
             Defect::DuplicateResult { .. } => Some(format!(
                 "on resume Gemini CLI sends the response twice, from the call's `toolCalls` record and from this record (google-gemini/gemini-cli#29365), and Gemini rejects it: \"{COUNT_ERROR}\""
+            )),
+            // Only the result of a `toolCalls` record that no call of `content` takes is
+            // read as not leading.
+            Defect::Orphan { result, .. } if !result.result.leading => Some(format!(
+                "on resume Gemini CLI sends this record's result in the response turn after its `content`, one response more than that turn has calls, and Gemini rejects it: \"{COUNT_ERROR}\""
             )),
             _ => None,
         }

@@ -139,6 +139,11 @@ def fixtures():
         20, user("u1", "list files"), gemini("g1", [bare], [call("c1")]), gemini("g2", "One file."))
     f["content-call-without-id-unanswered"] = jsonl(
         21, user("u1", "list files"), gemini("g1", [bare], [call("c1", status="executing", result="absent")]))
+    # The call in `content`, and beside its record one that no call of `content` takes: the
+    # client sends that record's result too, one response more than the turn has calls.
+    f["record-without-content-call"] = jsonl(
+        22, user("u1", "list files"), gemini("g1", [fc], [call("c1"), call("c9", name="read_file")]),
+        gemini("g2", "One file."))
     return f
 
 
