@@ -672,10 +672,11 @@ impl Walker {
     }
 
     /// Does the walk hold room for few ids? (Room kept for the next conversation should be
-    /// that of a short one.)
+    /// that of a short one.) Asked of a finished walk, whose tables are empty: their room
+    /// is what counts.
     pub fn holds_little(&self) -> bool {
         const FEW: usize = 1 << 10;
-        self.seen.len() < FEW
+        self.seen.room() < FEW
             && self.open.capacity() < FEW
             && self.tentative.capacity() < FEW
             && self.pending.capacity() < FEW
@@ -901,6 +902,19 @@ mod tests {
                 }
                 assert!(reused.holds_little());
             }
+        }
+        // The room of a long conversation is not kept for the next one: many calls left
+        // open at once, or many answered one after another (the ids seen).
+        let ids: Vec<String> = (0..1100).map(|i| format!("c{i}")).collect();
+        let open = format!("U A:{} U", ids.join(","));
+        let answered: Vec<String> = ids.iter().map(|id| format!("A:{id} T:{id}")).collect();
+        for (long, defects) in [(open, ids.len()), (answered.join(" "), 0)] {
+            let mut walker = Walker::new(Window::ToolRun, WalkOptions::default());
+            for m in &mut conv(&long) {
+                walker.push_taking(m);
+            }
+            assert_eq!(walker.finish_keeping().len(), defects);
+            assert!(!walker.holds_little());
         }
     }
 

@@ -342,6 +342,12 @@ impl Interner {
         self.shards = Vec::new();
     }
 
+    /// How many strings the table has room for before it grows (the room [`Interner::clear`]
+    /// keeps).
+    pub(crate) fn room(&self) -> usize {
+        self.table.capacity()
+    }
+
     /// The number of `s`, if it was interned.
     pub(crate) fn find(&self, s: &str) -> Option<Sym> {
         self.find_hashed(self.hasher.hash_one(s), s)

@@ -161,9 +161,9 @@ impl Seen {
         self.first_spilled.clear();
     }
 
-    /// How many ids were seen.
-    pub(super) fn len(&self) -> usize {
-        self.ids.len()
+    /// How many ids the table of ids has room for (kept by [`Seen::clear`]).
+    pub(super) fn room(&self) -> usize {
+        self.ids.room()
     }
 
     /// The call and first result that last closed `id`.

@@ -427,6 +427,30 @@ mod tests {
     }
 
     #[test]
+    fn both_searches_find_the_same_texts() {
+        // The vector search where the machine has it, the automaton elsewhere: the one this
+        // machine does not use is checked against the one it does.
+        let texts = sign_texts();
+        let automaton = Needles::Automaton(aho_corasick::AhoCorasick::new(&texts).unwrap());
+        let packed = aho_corasick::packed::Searcher::new(texts.iter()).map(Needles::Packed);
+        let filler = "an assistant wrote tool_use and tool_result blocks here; ";
+        for t in &texts {
+            for hay in [
+                t.to_string(),
+                format!("{filler}{t}"),
+                format!("{filler}{}", &t[1..]),
+                filler.repeat(4),
+            ] {
+                let want = texts.iter().any(|n| hay.contains(n));
+                assert_eq!(automaton.in_(hay.as_bytes()), want, "{hay}");
+                if let Some(p) = &packed {
+                    assert_eq!(p.in_(hay.as_bytes()), want, "{hay}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_search_over_the_text_never_hides_a_sign() {
         // Each sign's name and value, spelled plainly, with a `\u` escape, with a backslash the
         // tolerant reading drops, and with escapes that cannot stand for a sign's character.
