@@ -389,6 +389,55 @@ fn cli_record_no_content_call_takes_is_a_response_without_a_call() {
 }
 
 #[test]
+fn cli_record_result_with_two_responses_is_one_response_too_many() {
+    // The client sends every part of a record's `result` list in the response turn: a
+    // second `functionResponse` part is one response more than the turn has calls.
+    let response = |id: &str| {
+        format!(
+            r#"{{"functionResponse": {{"id": "{id}", "name": "ls", "response": {{"output": "a"}}}}}}"#
+        )
+    };
+    let after = r#"{"id": "g2", "type": "gemini", "content": [{"text": "One file."}]}"#;
+    for second in ["ls-1", "ls-9"] {
+        let result = format!("[{}, {}]", response("ls-1"), response(second));
+        let legacy = format!(
+            r#"{{"id": "g1", "type": "gemini", "content": "", "toolCalls": [{{"id": "ls-1", "name": "ls", "args": {{}}, "result": {result}, "status": "success"}}]}}"#
+        );
+        let modern = format!(
+            r#"{{"id": "g1", "type": "gemini", "content": [{{"functionCall": {{"id": "ls-1", "name": "ls", "args": {{}}}}}}], "toolCalls": [{{"id": "ls-1", "name": "ls", "args": {{}}, "result": {result}, "status": "success"}}]}}"#
+        );
+        for record in [&legacy, &modern] {
+            let bytes = cli_session(&[ASK, record, after]);
+            let found = findings("s.jsonl", &bytes);
+            assert_eq!(
+                code_ids("s.jsonl", &bytes),
+                [format!("TM002 {second}")],
+                "{record}"
+            );
+            assert_eq!(found[0].pointer, "/toolCalls/0/result/1");
+            assert!(
+                found[0].message.contains("one response more"),
+                "{}",
+                found[0].message
+            );
+            // Reported, never repaired.
+            assert!(found[0].fix.is_none());
+            assert_eq!(repaired("s.jsonl", &bytes), bytes);
+            for policy in [OrphanPolicy::Drop, OrphanPolicy::Note] {
+                assert_eq!(repair_with("s.jsonl", &bytes, &with_orphans(policy)), bytes);
+            }
+        }
+    }
+
+    // Other parts beside the one response (an image, a text) are no response.
+    let beside = format!(
+        r#"{{"id": "g1", "type": "gemini", "content": "", "toolCalls": [{{"id": "ls-1", "name": "ls", "args": {{}}, "result": [{}, {{"inlineData": {{"mimeType": "image/png", "data": "AA=="}}}}, {{"text": "x"}}], "status": "success"}}]}}"#,
+        response("ls-1")
+    );
+    assert!(code_ids("s.jsonl", &cli_session(&[ASK, &beside, after])).is_empty());
+}
+
+#[test]
 fn cli_response_recorded_twice_is_a_duplicate_dropped_by_policy() {
     // Gemini CLI records a response turn as a user record of its own besides the call's
     // `result`, and sends both on resume (google-gemini/gemini-cli#29365).

@@ -132,6 +132,7 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
                 server: answered(tree, record),
                 ..cx.call(tree, record, &suffix, tree.get(record, "id"), "toolCall")
             });
+            further_responses(tree, record, &suffix, cx, msg);
         }
         return;
     }
@@ -156,6 +157,14 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
         });
         taken.extend(record);
     }
+    if let Some(records) = records {
+        for (i, record) in tree.children(records).enumerate() {
+            if taken.contains(&record) {
+                let suffix = crate::model::indexed("/toolCalls/", i);
+                further_responses(tree, record, &suffix, cx, msg);
+            }
+        }
+    }
     // A record no call of `content` takes still gives the response turn its response: one
     // response more than the turn has calls, which Gemini refuses. It is read as a result of
     // its own, never leading (so it answers no earlier call in its window).
@@ -168,6 +177,39 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
             name: string(tree, tree.get(record, "name")),
             leading: false,
             ..cx.result(tree, record, &suffix, tree.get(record, "id"))
+        });
+        further_responses(tree, record, &suffix, cx, msg);
+    }
+}
+
+/// The `functionResponse` parts of a record's `result` list after its first: the client
+/// sends them all in the response turn, each one response more than the turn has calls. Each
+/// is read as a result of its own, never leading, at `<suffix>/result/<k>`.
+fn further_responses(
+    tree: &Tree<'_>,
+    record: NodeId,
+    suffix: &str,
+    cx: &ReadCx<'_>,
+    msg: &mut Message,
+) {
+    let Some(list) = tree
+        .get(record, "result")
+        .filter(|&r| tree.kind(r) == Kind::Array)
+    else {
+        return;
+    };
+    let responses = tree.children(list).enumerate().filter_map(|(k, p)| {
+        let response = (tree.kind(p) == Kind::Object)
+            .then(|| tree.get(p, "functionResponse"))
+            .flatten()?;
+        Some((k, p, response))
+    });
+    for (k, part, response) in responses.skip(1) {
+        let suffix = crate::model::indexed(&format!("{suffix}/result/"), k);
+        msg.results.push(crate::model::ToolResult {
+            name: string(tree, tree.get(response, "name")),
+            leading: false,
+            ..cx.result(tree, part, &suffix, tree.get(response, "id"))
         });
     }
 }
@@ -342,8 +384,15 @@ impl Dialect for GeminiCli {
             Defect::DuplicateResult { .. } => Some(format!(
                 "on resume Gemini CLI sends the response twice, from the call's `toolCalls` record and from this record (google-gemini/gemini-cli#29365), and Gemini rejects it: \"{COUNT_ERROR}\""
             )),
-            // Only the result of a `toolCalls` record that no call of `content` takes is
-            // read as not leading.
+            // Only the responses of `toolCalls` records that no call takes, or past a
+            // record's first, are read as not leading.
+            Defect::Orphan { result, .. }
+                if !result.result.leading && result.result.pos.pointer.contains("/result/") =>
+            {
+                Some(format!(
+                    "on resume Gemini CLI sends every `functionResponse` part of this record's `result` in the response turn, and this one is one response more than that turn has calls, so Gemini rejects it: \"{COUNT_ERROR}\""
+                ))
+            }
             Defect::Orphan { result, .. } if !result.result.leading => Some(format!(
                 "on resume Gemini CLI sends this record's result in the response turn after its `content`, one response more than that turn has calls, and Gemini rejects it: \"{COUNT_ERROR}\""
             )),

@@ -144,6 +144,20 @@ def fixtures():
     f["record-without-content-call"] = jsonl(
         22, user("u1", "list files"), gemini("g1", [fc], [call("c1"), call("c9", name="read_file")]),
         gemini("g2", "One file."))
+    # A record whose result list holds a second functionResponse part (a copy of the first):
+    # the client sends every part of the list, one response more than the turn has calls.
+    resp = {"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "a.txt"}}}
+    f["record-two-responses"] = jsonl(
+        23, user("u1", "list files"), gemini("g1", "", [call("c1", result=[resp, resp])]),
+        gemini("g2", "One file."))
+    # Beside its one response, an image part and a text part: no response more.
+    image = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
+    f["record-response-and-image"] = jsonl(
+        24, user("u1", "show the chart"),
+        gemini("g1", "", [call("c1", name="read_file", result=[
+            {"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": ""}}},
+            image, {"text": "chart.png"}])]),
+        gemini("g2", "Here it is."))
     return f
 
 
