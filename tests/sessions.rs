@@ -287,3 +287,42 @@ fn repair_leaves_a_session_still_being_written_unless_forced() {
     assert_eq!(forced.status.code(), Some(0));
     assert_ne!(fs::read(&codex).unwrap(), original);
 }
+
+#[test]
+fn repair_applies_the_duplicates_policy_it_is_given() {
+    // Gemini CLI records each response it sends a second time (google-gemini/gemini-cli#29365):
+    // removing the copy deletes bytes, so `--repair` alone leaves it and says which flag would.
+    let dir = tempfile::tempdir().unwrap();
+    let session = place(
+        dir.path(),
+        ".gemini/tmp/shop/chats/session-2026-03-03T08-00-1a2b3c4d.jsonl",
+        "tests/gemini_resume/fixtures/recorded-response-twice.jsonl",
+        30,
+    );
+    let original = fs::read(&session).unwrap();
+    let out = toolmend(dir.path(), &["--repair"], &[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "not repaired: no safe fix; its duplicate results (TM004) need --duplicates keep-first"
+        ),
+        "{text}"
+    );
+    assert_eq!(fs::read(&session).unwrap(), original);
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = toolmend(dir.path(), &["--repair", "--duplicates", "keep-first"], &[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("repaired: 1 fix(es), 0 placeholder result(s)"),
+        "{text}"
+    );
+    assert!(text.ends_with("1 session(s): 1 ok, 0 broken\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+    let backup = PathBuf::from(format!("{}.toolmend-backup", session.display()));
+    assert_eq!(fs::read(&backup).unwrap(), original);
+
+    // A policy is a repair option: without --repair it is refused.
+    let out = toolmend(dir.path(), &["--duplicates", "keep-first"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use toolmend::{DuplicatePolicy, OrphanPolicy};
 
 /// Find and repair broken tool-call pairing in stored LLM conversation logs.
 #[derive(Debug, Parser)]
@@ -64,6 +65,14 @@ pub struct SessionsArgs {
     /// With --repair: the suffix of the backup kept next to each repaired file.
     #[arg(long, value_name = "SUFFIX", default_value = ".toolmend-backup")]
     pub backup: String,
+    /// With --repair: orphan results (TM002): keep (default), drop, or turn into a note
+    /// (unsafe).
+    #[arg(long, value_enum, requires = "repair")]
+    pub orphans: Option<OrphanArg>,
+    /// With --repair: duplicate results (TM004), such as the second copy Gemini CLI records of
+    /// every response it sends: keep the first or the last (unsafe). Left alone by default.
+    #[arg(long, value_enum, requires = "repair")]
+    pub duplicates: Option<DuplicateArg>,
 }
 
 /// `sessions --format`.
@@ -390,6 +399,27 @@ pub enum DuplicateArg {
     KeepFirst,
     /// Keep the last result, in the first one's place.
     KeepLast,
+}
+
+impl OrphanArg {
+    /// The library's policy for this choice.
+    pub fn policy(self) -> OrphanPolicy {
+        match self {
+            OrphanArg::Keep => OrphanPolicy::Keep,
+            OrphanArg::Drop => OrphanPolicy::Drop,
+            OrphanArg::Note => OrphanPolicy::Note,
+        }
+    }
+}
+
+impl DuplicateArg {
+    /// The library's policy for this choice.
+    pub fn policy(self) -> DuplicatePolicy {
+        match self {
+            DuplicateArg::KeepFirst => DuplicatePolicy::KeepFirst,
+            DuplicateArg::KeepLast => DuplicatePolicy::KeepLast,
+        }
+    }
 }
 
 /// `--duplicate-ids`.

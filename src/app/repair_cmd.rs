@@ -4,13 +4,11 @@ use std::io::{BufWriter, Write};
 
 use anyhow::{Result, bail};
 
-use toolmend::{DuplicatePolicy, OrphanPolicy, RepairOptions, Repaired, SEED_PLACEHOLDER};
+use toolmend::{RepairOptions, Repaired, SEED_PLACEHOLDER};
 
 use std::ffi::OsString;
 
-use super::args::{
-    Command, DuplicateArg, OrphanArg, Profile, RepairArgs, RepairFormat, TruncatedArg,
-};
+use super::args::{Command, DuplicateArg, Profile, RepairArgs, RepairFormat, TruncatedArg};
 use super::audit::FileRecord;
 use super::config::Configured;
 use toolmend::io::write;
@@ -293,15 +291,8 @@ fn repair_options(a: &RepairArgs) -> RepairOptions {
             .clone()
             .unwrap_or_else(|| SEED_PLACEHOLDER.into()),
         mark_synthetic: a.mark_synthetic,
-        orphans: match a.orphans {
-            OrphanArg::Keep => OrphanPolicy::Keep,
-            OrphanArg::Drop => OrphanPolicy::Drop,
-            OrphanArg::Note => OrphanPolicy::Note,
-        },
-        duplicates: a.duplicates.map(|d| match d {
-            DuplicateArg::KeepFirst => DuplicatePolicy::KeepFirst,
-            DuplicateArg::KeepLast => DuplicatePolicy::KeepLast,
-        }),
+        orphans: a.orphans.policy(),
+        duplicates: a.duplicates.map(DuplicateArg::policy),
         reid: a.duplicate_ids.is_some(),
         before_results: a.input.profile == Some(Profile::Deerflow),
         drop_torn_tail: a.truncated == TruncatedArg::Drop,

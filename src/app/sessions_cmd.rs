@@ -8,10 +8,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Result, anyhow, bail};
 use toolmend::io::write;
 use toolmend::sessions::{Agent, Places, Session, discover};
-use toolmend::{Finding, Options, RepairOptions, Severity};
+use toolmend::{Finding, Options, OrphanPolicy, RepairOptions, Severity};
 
 use super::Status;
-use super::args::{SessionsArgs, SessionsFormat};
+use super::args::{DuplicateArg, OrphanArg, SessionsArgs, SessionsFormat};
 
 /// A session modified this recently may still be being written by its agent.
 const STILL_WRITING: Duration = Duration::from_secs(10);
@@ -171,15 +171,16 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         return;
     };
     let name = path.to_string_lossy().into_owned();
-    let repaired = toolmend::repair(
-        &name,
-        &bytes,
-        &Options::default(),
-        &RepairOptions::default(),
-    );
+    let options = RepairOptions {
+        orphans: a.orphans.map_or(OrphanPolicy::Keep, OrphanArg::policy),
+        duplicates: a.duplicates.map(DuplicateArg::policy),
+        ..RepairOptions::default()
+    };
+    let repaired = toolmend::repair(&name, &bytes, &Options::default(), &options);
     if !repaired.changed {
         j.action = Some(format!(
-            "not repaired: no safe fix (see `toolmend lint {}`)",
+            "not repaired: no safe fix{} (see `toolmend lint {}`)",
+            policy_hint(j, a),
             shell_quote(&name)
         ));
         return;
@@ -201,6 +202,29 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
     if let Ok(meta) = std::fs::metadata(&path) {
         j.session.size = meta.len();
         j.session.modified = meta.modified().unwrap_or(j.session.modified);
+    }
+}
+
+/// What a policy left unset would repair: duplicate results (TM004, as Gemini CLI records
+/// them) and orphan results (TM002) are removed only when asked, where a fix is offered.
+fn policy_hint(j: &Judged, a: &SessionsArgs) -> String {
+    let has = |code: &str| {
+        j.findings
+            .iter()
+            .flatten()
+            .any(|f| f.code == code && f.severity == Severity::Error && f.fix.is_some())
+    };
+    let mut asks = Vec::new();
+    if a.duplicates.is_none() && has("TM004") {
+        asks.push("its duplicate results (TM004) need --duplicates keep-first");
+    }
+    if a.orphans.is_none() && has("TM002") {
+        asks.push("its orphan results (TM002) need --orphans drop");
+    }
+    if asks.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", asks.join(", "))
     }
 }
 
