@@ -1,5 +1,5 @@
 //! A Claude Code session repaired as a stream is byte for byte what the whole-file repair
-//! writes, with the same counts: over every Claude Code fixture and corpus session under each
+//! writes, with the same counts, and linted as a stream finds the same findings: over every Claude Code fixture and corpus session under each
 //! repair policy and target, and over generated sessions (parallel calls, branches and
 //! sidechains, compaction boundaries, repeated lines, CRLF and blank lines, a torn last line,
 //! fixes at the first and last line, children far after their call).
@@ -76,6 +76,13 @@ fn compare_all(name: &str, bytes: &[u8]) -> (usize, Vec<String>) {
             target,
             ..LintOptions::default()
         };
+        // The lint streamed finds what the whole-file lint finds, word for word.
+        let lint_streamed = toolmend::lint_lines(name, bytes, &lint).unwrap();
+        assert_eq!(
+            lint_streamed.findings,
+            toolmend::lint(name, bytes, &lint),
+            "{name} ({target:?}): streamed lint"
+        );
         for (policy, options) in common::policies::all() {
             match compared(name, bytes, &lint, &options) {
                 Ok(_) => streamed += 1,
