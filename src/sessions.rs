@@ -53,12 +53,6 @@ impl Agent {
             .into_iter()
             .find(|a| a.name().eq_ignore_ascii_case(name))
     }
-
-    /// Whether toolmend can read this agent's session files (OpenCode keeps one file per
-    /// message part, which no dialect reads yet).
-    pub fn readable(self) -> bool {
-        self != Agent::OpenCode
-    }
 }
 
 /// One session file.

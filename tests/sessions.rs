@@ -326,3 +326,85 @@ fn repair_applies_the_duplicates_policy_it_is_given() {
     let out = toolmend(dir.path(), &["--duplicates", "keep-first"], &[]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Copy the folder `from` (in the repository) to `to`, every file last modified an hour ago.
+fn place_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            place_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&target)
+                .unwrap()
+                .set_modified(SystemTime::now() - Duration::from_secs(3600))
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn opencode_sessions_are_read_from_their_message_and_part_files() {
+    // An OpenCode session is a file per message and per part; the session file holds only
+    // its title. It is judged, and repaired, as OpenCode reads it.
+    let dir = tempfile::tempdir().unwrap();
+    let storage = dir.path().join(".local/share/opencode/storage");
+    place_tree(&repo("fixtures/opencode/stale-running/storage"), &storage);
+    let out = toolmend(dir.path(), &["--format", "json"], &[]);
+    let rows = json(&out);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["status"], "broken", "{rows:?}");
+    assert_eq!(rows[0]["findings"], 2);
+    let first = rows[0]["first_finding"].as_str().unwrap();
+    // The finding names the part file it is in.
+    assert!(
+        first.starts_with("TM001 prt_9e5c1d3d6001IjIjIjIjIjIj.json:1: tool call"),
+        "{first}"
+    );
+
+    let out = toolmend(dir.path(), &["--repair"], &[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "repaired: 2 fix(es), 2 placeholder result(s); 2 files changed, each original kept beside it as <file>.toolmend-backup (undo: mv "
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("1 session(s): 1 ok, 0 broken\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+    // Each file is now what `toolmend repair --in-place` makes of the session.
+    let want = repo("fixtures/opencode/stale-running.repaired/storage");
+    let mut backups = 0;
+    for part in fs::read_dir(storage.join("part")).unwrap() {
+        for file in fs::read_dir(part.unwrap().path()).unwrap() {
+            let file = file.unwrap().path();
+            let rel = file.strip_prefix(&storage).unwrap();
+            if rel.to_string_lossy().ends_with(".toolmend-backup") {
+                let original = repo("fixtures/opencode/stale-running/storage")
+                    .join(rel.to_string_lossy().trim_end_matches(".toolmend-backup"));
+                assert_eq!(fs::read(&file).unwrap(), fs::read(original).unwrap());
+                backups += 1;
+            } else {
+                assert_eq!(
+                    fs::read(&file).unwrap(),
+                    fs::read(want.join(rel)).unwrap(),
+                    "{}",
+                    rel.display()
+                );
+            }
+        }
+    }
+    assert_eq!(backups, 2);
+
+    // A session without messages yet has nothing to break.
+    let stray = dir
+        .path()
+        .join(".local/share/opencode/storage/session/global/ses_x.json");
+    fs::write(&stray, "{}").unwrap();
+    let rows = json(&toolmend(dir.path(), &["--format", "json"], &[]));
+    assert!(rows.iter().all(|r| r["status"] == "ok"), "{rows:?}");
+}

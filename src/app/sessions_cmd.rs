@@ -2,10 +2,11 @@
 //! `lint`; with `--repair`, the broken ones repaired in place with a backup next to each.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, anyhow, bail};
+use toolmend::io::opencode::{self, Assembled};
 use toolmend::io::write;
 use toolmend::sessions::{Agent, Places, Session, discover};
 use toolmend::{Finding, Options, OrphanPolicy, RepairOptions, Severity};
@@ -19,8 +20,7 @@ const STILL_WRITING: Duration = Duration::from_secs(10);
 /// One session and what lint and repair made of it.
 struct Judged {
     session: Session,
-    /// Findings; `None` when the file was not read (unreadable, or an agent toolmend does
-    /// not read).
+    /// Findings; `None` when the session was not read.
     findings: Option<Vec<Finding>>,
     /// Why the file was not read.
     unread: Option<String>,
@@ -54,7 +54,10 @@ impl Judged {
             return "ok".into();
         };
         if !self.broken() {
-            return format!("ok ({warnings} warning(s); first: {})", summary(first));
+            return format!(
+                "ok ({warnings} warning(s); first: {})",
+                summary(first, &self.session.path)
+            );
         }
         let n = self.findings.as_ref().map_or(0, Vec::len);
         let first = self
@@ -63,18 +66,26 @@ impl Judged {
             .flatten()
             .find(|f| f.severity == Severity::Error)
             .unwrap_or(first);
-        format!("broken: {n} finding(s); first: {}", summary(first))
+        format!(
+            "broken: {n} finding(s); first: {}",
+            summary(first, &self.session.path)
+        )
     }
 }
 
-/// `TM001 line 2: <message up to its first sentence>`.
-fn summary(f: &Finding) -> String {
+/// `TM001 line 2: <message up to its first sentence>`; the line is named with its file when
+/// that is another than the session's own (an OpenCode part file).
+fn summary(f: &Finding, session: &Path) -> String {
     let message = f.message.split(". ").next().unwrap_or(&f.message);
     let mut short: String = message.chars().take(110).collect();
     if short.len() < message.len() {
         short.push('…');
     }
-    format!("{} line {}: {short}", f.code, f.line)
+    let file = Path::new(&f.path);
+    match file.file_name().filter(|_| file != session) {
+        Some(name) => format!("{} {}:{}: {short}", f.code, name.to_string_lossy(), f.line),
+        None => format!("{} line {}: {short}", f.code, f.line),
+    }
 }
 
 /// Run `toolmend sessions`.
@@ -137,27 +148,111 @@ fn judge(session: Session) -> Judged {
         unread: None,
         action: None,
     };
-    if !j.session.agent.readable() {
-        j.unread = Some("toolmend has no reader for this agent's files yet".into());
-        return j;
-    }
-    match std::fs::read(&j.session.path) {
-        Ok(bytes) => j.findings = Some(findings_of(&j.session.path, &bytes)),
-        Err(e) => j.unread = Some(format!("cannot read it: {e}")),
+    match Source::read(&j.session) {
+        Ok(source) => j.findings = Some(source.findings()),
+        Err(why) => j.unread = Some(why),
     }
     j
 }
 
-fn findings_of(path: &Path, bytes: &[u8]) -> Vec<Finding> {
-    let name = path.to_string_lossy();
-    toolmend::lint(&name, bytes, &Options::default())
+/// What a session is read from: its file, or for OpenCode the message and part files of its
+/// storage, joined into one document as OpenCode reads them.
+enum Source {
+    File { name: String, bytes: Vec<u8> },
+    OpenCode { name: String, assembled: Assembled },
 }
 
-/// Repair one broken session in place (safe fixes), keeping a backup; judge it again.
+impl Source {
+    fn read(s: &Session) -> Result<Source, String> {
+        let cannot = |e: &dyn std::fmt::Display| format!("cannot read it: {e}");
+        if s.agent != Agent::OpenCode {
+            let bytes = std::fs::read(&s.path).map_err(|e| cannot(&e))?;
+            let name = s.path.to_string_lossy().into_owned();
+            return Ok(Source::File { name, bytes });
+        }
+        let session = opencode_session(&s.path)
+            .ok_or("not inside an OpenCode storage folder (session/, message/, part/)")?;
+        let assembled = session.assemble().map_err(|e| cannot(&e))?;
+        if let Some(f) = assembled.broken.first() {
+            return Err(format!("{}:{}:{}: {}", f.path, f.line, f.column, f.message));
+        }
+        Ok(Source::OpenCode {
+            name: session.name(),
+            assembled,
+        })
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Source::File { name, .. } | Source::OpenCode { name, .. } => name,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Source::File { bytes, .. } => bytes,
+            Source::OpenCode { assembled, .. } => &assembled.bytes,
+        }
+    }
+
+    /// The findings, each naming the file and line it is in.
+    fn findings(&self) -> Vec<Finding> {
+        let mut found = toolmend::lint(self.name(), self.bytes(), &Options::default());
+        if let Source::OpenCode { assembled, .. } = self {
+            assembled.relocate(&mut found);
+        }
+        found
+    }
+
+    /// The files `repaired` changes: each with its original bytes and its new ones.
+    fn changed(&self, path: &Path, repaired: Vec<u8>) -> Result<Vec<ChangedFile>, String> {
+        match self {
+            Source::File { bytes, .. } => Ok(vec![(path.to_path_buf(), bytes.clone(), repaired)]),
+            Source::OpenCode { assembled, .. } => Ok(assembled
+                .split(&repaired)?
+                .into_iter()
+                .map(|(file, new)| {
+                    let original = assembled
+                        .segments
+                        .iter()
+                        .find(|s| s.path == file)
+                        .map(|s| s.original.clone())
+                        .unwrap_or_default();
+                    (file, original, new)
+                })
+                .collect()),
+        }
+    }
+}
+
+/// A file a repair changes: its path, original bytes and new bytes.
+type ChangedFile = (PathBuf, Vec<u8>, Vec<u8>);
+
+/// The OpenCode session whose `session/<project>/<id>.json` file is `path`.
+fn opencode_session(path: &Path) -> Option<opencode::Session> {
+    let root = opencode::root_of(path)?;
+    let id = path.file_stem()?.to_str()?.to_string();
+    Some(opencode::Session { root, id })
+}
+
+/// When a session was last written: its file, or the newest of an OpenCode session's files.
+fn last_written(s: &Session) -> SystemTime {
+    let files = match s.agent {
+        Agent::OpenCode => opencode_session(&s.path).map_or_else(Vec::new, |o| o.files()),
+        _ => Vec::new(),
+    };
+    files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).and_then(|m| m.modified()).ok())
+        .fold(s.modified, SystemTime::max)
+}
+
+/// Repair one broken session in place (safe fixes), keeping a backup of each file it
+/// changes; judge it again.
 fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
     let path = j.session.path.clone();
     let age = now
-        .duration_since(j.session.modified)
+        .duration_since(last_written(&j.session))
         .unwrap_or(Duration::ZERO);
     if age < STILL_WRITING && !a.force {
         j.action = Some(format!(
@@ -166,39 +261,77 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         ));
         return;
     }
-    let Ok(bytes) = std::fs::read(&path) else {
-        j.action = Some("not repaired: cannot read it".into());
-        return;
+    let source = match Source::read(&j.session) {
+        Ok(source) => source,
+        Err(why) => {
+            j.action = Some(format!("not repaired: {why}"));
+            return;
+        }
     };
-    let name = path.to_string_lossy().into_owned();
     let options = RepairOptions {
         orphans: a.orphans.map_or(OrphanPolicy::Keep, OrphanArg::policy),
         duplicates: a.duplicates.map(DuplicateArg::policy),
         ..RepairOptions::default()
     };
-    let repaired = toolmend::repair(&name, &bytes, &Options::default(), &options);
+    let name = source.name().to_string();
+    let repaired = toolmend::repair(&name, source.bytes(), &Options::default(), &options);
     if !repaired.changed {
         j.action = Some(format!(
             "not repaired: no safe fix{} (see `toolmend lint {}`)",
             policy_hint(j, a),
-            shell_quote(&name)
+            shell_quote(&path.to_string_lossy())
         ));
         return;
     }
-    if let Err(e) = write::in_place(&path, &bytes, &repaired.output, Some(&a.backup)) {
-        j.action = Some(format!("not repaired: {e}"));
-        return;
-    }
-    let backup = format!("{name}{}", a.backup);
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
+    let placeholders = repaired.placeholders;
+    let changed = match source.changed(&path, repaired.output) {
+        Ok(changed) => changed,
+        Err(e) => {
+            j.action = Some(format!("not repaired: {e}"));
+            return;
+        }
+    };
+    let mut undo = Vec::new();
+    for (file, original, new) in &changed {
+        if let Err(e) = write::in_place(file, original, new, Some(&a.backup)) {
+            j.action = Some(if undo.is_empty() {
+                format!("not repaired: {e}")
+            } else {
+                format!(
+                    "partly repaired: {e}; the files written so far keep their originals (undo: {})",
+                    undo.join(" && ")
+                )
+            });
+            return;
+        }
+        let file = file.to_string_lossy().into_owned();
+        let backup = format!("{file}{}", a.backup);
+        undo.push(format!(
+            "mv {} {}",
+            shell_quote(&backup),
+            shell_quote(&file)
+        ));
+    }
+    let kept = match changed.as_slice() {
+        [(file, ..)] => format!(
+            "original kept as {}",
+            shell_quote(&format!("{}{}", file.to_string_lossy(), a.backup))
+        ),
+        _ => format!(
+            "{} files changed, each original kept beside it as <file>{}",
+            changed.len(),
+            a.backup
+        ),
+    };
     j.action = Some(format!(
-        "repaired: {fixed} fix(es), {} placeholder result(s); original kept as {} (undo: mv {} {})",
-        repaired.placeholders,
-        shell_quote(&backup),
-        shell_quote(&backup),
-        shell_quote(&name)
+        "repaired: {fixed} fix(es), {placeholders} placeholder result(s); {kept} (undo: {})",
+        undo.join(" && ")
     ));
-    j.findings = Some(findings_of(&path, &repaired.output));
+    match Source::read(&j.session) {
+        Ok(source) => j.findings = Some(source.findings()),
+        Err(why) => j.unread = Some(why),
+    }
     if let Ok(meta) = std::fs::metadata(&path) {
         j.session.size = meta.len();
         j.session.modified = meta.modified().unwrap_or(j.session.modified);
@@ -278,7 +411,7 @@ fn json_row(j: &Judged) -> serde_json::Value {
         "size": s.size,
         "status": if j.unread.is_some() { "unchecked" } else if j.broken() { "broken" } else { "ok" },
         "findings": j.findings.as_ref().map(Vec::len),
-        "first_finding": j.findings.iter().flatten().next().map(summary),
+        "first_finding": j.findings.iter().flatten().next().map(|f| summary(f, &s.path)),
         "action": j.action,
     })
 }
