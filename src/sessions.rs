@@ -20,7 +20,8 @@ pub enum Agent {
     Cline,
     /// Roo Code: `<VS Code>/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/`.
     Roo,
-    /// OpenCode: `~/.local/share/opencode/storage/session/<project>/<id>.json`.
+    /// OpenCode: `~/.local/share/opencode/storage/session/<project>/<id>.json`, and the
+    /// database of current versions, `~/.local/share/opencode/opencode.db`.
     OpenCode,
 }
 
@@ -184,6 +185,11 @@ pub fn discover(places: &Places) -> Vec<Session> {
                 push(&mut out, Agent::OpenCode, f, name.clone());
             }
         }
+        // Current versions keep every session in one SQLite database beside the storage.
+        let db = storage.with_file_name("opencode.db");
+        if crate::store::sqlite::is_sqlite(&db) {
+            push(&mut out, Agent::OpenCode, db, "opencode.db".into());
+        }
     }
     out.sort_by(|a, b| {
         b.modified
@@ -198,10 +204,19 @@ fn push(out: &mut Vec<Session>, agent: Agent, path: PathBuf, project: String) {
     let Ok(meta) = fs::metadata(&path) else {
         return;
     };
+    // A SQLite database in write-ahead mode is written in its `-wal` file first.
+    let mut wal = path.clone().into_os_string();
+    wal.push("-wal");
+    let modified = [fs::metadata(&wal).ok(), Some(meta.clone())]
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.modified().ok())
+        .max()
+        .unwrap_or(SystemTime::UNIX_EPOCH);
     out.push(Session {
         agent,
         project,
-        modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        modified,
         size: meta.len(),
         path,
     });

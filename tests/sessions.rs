@@ -408,3 +408,69 @@ fn opencode_sessions_are_read_from_their_message_and_part_files() {
     let rows = json(&toolmend(dir.path(), &["--format", "json"], &[]));
     assert!(rows.iter().all(|r| r["status"] == "ok"), "{rows:?}");
 }
+
+#[test]
+fn an_opencode_database_is_judged_and_repaired_by_its_store() {
+    // Current OpenCode keeps every session in one SQLite database, written here by the real
+    // app (`opencode import`, installed by .ci/stores.sh; skipped without it).
+    let app = repo("target/npm-apps/node_modules/opencode-linux-x64/bin/opencode");
+    if !app.exists() {
+        eprintln!(
+            "skipped: {} is not installed (run .ci/stores.sh)",
+            app.display()
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (home, project) = (dir.path().join("home"), dir.path().join("project"));
+    let status = Command::new("python3")
+        .arg(repo("fixtures/stores/opencode.py"))
+        .args([&app, &home, &project])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let data = home.join("data");
+    let db = data.join("opencode/opencode.db");
+    let age = |path: &Path| {
+        if path.exists() {
+            fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(SystemTime::now() - Duration::from_secs(3600))
+                .unwrap();
+        }
+    };
+    age(&db);
+    age(&PathBuf::from(format!("{}-wal", db.display())));
+    let env = [("XDG_DATA_HOME", data.as_path())];
+    let out = toolmend(&home, &["--format", "json"], &env);
+    let rows = json(&out);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["agent"], "opencode");
+    assert_eq!(rows[0]["project"], "opencode.db");
+    assert_eq!(rows[0]["status"], "broken");
+    assert_eq!(rows[0]["findings"], 2);
+    let first = rows[0]["first_finding"].as_str().unwrap();
+    assert!(first.starts_with("TM001 thread ses_"), "{first}");
+
+    let out = toolmend(&home, &["--repair"], &env);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let backup = format!("{}.toolmend-backup", db.display());
+    assert!(
+        text.contains(&format!(
+            "repaired: 2 conversation(s), 2 placeholder result(s), 2 row(s) in one transaction; a copy of the database before it kept as {backup}"
+        )),
+        "{text}"
+    );
+    assert!(text.ends_with("1 session(s): 1 ok, 0 broken\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+    // The copy is the database as it was: judged broken in the same way.
+    let copy = Command::new(env!("CARGO_BIN_EXE_toolmend"))
+        .args(["lint", "--format", "json", &backup])
+        .output()
+        .unwrap();
+    assert_eq!(copy.status.code(), Some(1));
+    let again = json(&toolmend(&home, &["--format", "json"], &env));
+    assert_eq!(again[0]["status"], "ok", "{again:?}");
+}

@@ -9,6 +9,7 @@ use anyhow::{Result, anyhow, bail};
 use toolmend::io::opencode::{self, Assembled};
 use toolmend::io::write;
 use toolmend::sessions::{Agent, Places, Session, discover};
+use toolmend::store;
 use toolmend::{Finding, Options, OrphanPolicy, RepairOptions, Severity};
 
 use super::Status;
@@ -74,12 +75,16 @@ impl Judged {
 }
 
 /// `TM001 line 2: <message up to its first sentence>`; the line is named with its file when
-/// that is another than the session's own (an OpenCode part file).
+/// that is another than the session's own (an OpenCode part file), and a finding in a
+/// database by its place in the store (`TM001 thread ses_…:`).
 fn summary(f: &Finding, session: &Path) -> String {
     let message = f.message.split(". ").next().unwrap_or(&f.message);
     let mut short: String = message.chars().take(110).collect();
     if short.len() < message.len() {
         short.push('…');
+    }
+    if let Some(at) = &f.store {
+        return format!("{} {at}: {short}", f.code);
     }
     let file = Path::new(&f.path);
     match file.file_name().filter(|_| file != session) {
@@ -158,13 +163,32 @@ fn judge(session: Session) -> Judged {
 /// What a session is read from: its file, or for OpenCode the message and part files of its
 /// storage, joined into one document as OpenCode reads them.
 enum Source {
-    File { name: String, bytes: Vec<u8> },
-    OpenCode { name: String, assembled: Assembled },
+    File {
+        name: String,
+        bytes: Vec<u8>,
+    },
+    OpenCode {
+        name: String,
+        assembled: Assembled,
+    },
+    /// A SQLite session store (OpenCode's `opencode.db`): its findings, read at once.
+    Database {
+        findings: Vec<Finding>,
+    },
 }
 
 impl Source {
     fn read(s: &Session) -> Result<Source, String> {
         let cannot = |e: &dyn std::fmt::Display| format!("cannot read it: {e}");
+        if store::sqlite::is_sqlite(&s.path) {
+            let name = s.path.to_string_lossy().into_owned();
+            let conn = store::sqlite::open_read_only(&s.path).map_err(|e| cannot(&e))?;
+            let report = store::pipeline::lint(&name, &conn, &Options::default())
+                .map_err(|e| cannot(&e))?
+                .ok_or("a database, but no session store toolmend knows")?;
+            let findings = report.findings().cloned().collect();
+            return Ok(Source::Database { findings });
+        }
         if s.agent != Agent::OpenCode {
             let bytes = std::fs::read(&s.path).map_err(|e| cannot(&e))?;
             let name = s.path.to_string_lossy().into_owned();
@@ -182,32 +206,33 @@ impl Source {
         })
     }
 
-    fn name(&self) -> &str {
+    /// The name findings give, and the document a repair reads (none for a database).
+    fn document(&self) -> Option<(&str, &[u8])> {
         match self {
-            Source::File { name, .. } | Source::OpenCode { name, .. } => name,
+            Source::File { name, bytes } => Some((name, bytes)),
+            Source::OpenCode { name, assembled } => Some((name, &assembled.bytes)),
+            Source::Database { .. } => None,
         }
     }
 
-    fn bytes(&self) -> &[u8] {
+    /// The findings, each naming the file and line (or the store's row) it is in.
+    fn findings(self) -> Vec<Finding> {
         match self {
-            Source::File { bytes, .. } => bytes,
-            Source::OpenCode { assembled, .. } => &assembled.bytes,
+            Source::File { name, bytes } => toolmend::lint(&name, &bytes, &Options::default()),
+            Source::OpenCode { name, assembled } => {
+                let mut found = toolmend::lint(&name, &assembled.bytes, &Options::default());
+                assembled.relocate(&mut found);
+                found
+            }
+            Source::Database { findings } => findings,
         }
-    }
-
-    /// The findings, each naming the file and line it is in.
-    fn findings(&self) -> Vec<Finding> {
-        let mut found = toolmend::lint(self.name(), self.bytes(), &Options::default());
-        if let Source::OpenCode { assembled, .. } = self {
-            assembled.relocate(&mut found);
-        }
-        found
     }
 
     /// The files `repaired` changes: each with its original bytes and its new ones.
     fn changed(&self, path: &Path, repaired: Vec<u8>) -> Result<Vec<ChangedFile>, String> {
         match self {
             Source::File { bytes, .. } => Ok(vec![(path.to_path_buf(), bytes.clone(), repaired)]),
+            Source::Database { .. } => Err("a database is written by its store".into()),
             Source::OpenCode { assembled, .. } => Ok(assembled
                 .split(&repaired)?
                 .into_iter()
@@ -273,8 +298,11 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         duplicates: a.duplicates.map(DuplicateArg::policy),
         ..RepairOptions::default()
     };
-    let name = source.name().to_string();
-    let repaired = toolmend::repair(&name, source.bytes(), &Options::default(), &options);
+    let Some((name, bytes)) = source.document() else {
+        repair_database(j, a, &options);
+        return;
+    };
+    let repaired = toolmend::repair(name, bytes, &Options::default(), &options);
     if !repaired.changed {
         j.action = Some(format!(
             "not repaired: no safe fix{} (see `toolmend lint {}`)",
@@ -336,6 +364,46 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         j.session.size = meta.len();
         j.session.modified = meta.modified().unwrap_or(j.session.modified);
     }
+}
+
+/// Repair a session database in place, in one transaction, the store's own way, after a
+/// consistent copy of it (SQLite's backup API) is kept beside it; judge it again.
+fn repair_database(j: &mut Judged, a: &SessionsArgs, options: &RepairOptions) {
+    let path = j.session.path.clone();
+    let mut backup = path.clone().into_os_string();
+    backup.push(&a.backup);
+    let backup = PathBuf::from(backup);
+    let write = store::pipeline::WriteOptions {
+        force: a.force,
+        backup: Some(backup.clone()),
+        dry_run: false,
+    };
+    let done = match store::pipeline::repair(&path, &Options::default(), options, &write) {
+        Ok(done) => done,
+        Err(e) => {
+            j.action = Some(format!("not repaired: {e}"));
+            return;
+        }
+    };
+    if done.repaired.is_empty() {
+        j.action = Some(format!(
+            "not repaired: no safe fix{} (see `toolmend lint {}`)",
+            policy_hint(j, a),
+            shell_quote(&path.to_string_lossy())
+        ));
+        return;
+    }
+    let (db, copy) = (
+        shell_quote(&path.to_string_lossy()),
+        shell_quote(&backup.to_string_lossy()),
+    );
+    j.action = Some(format!(
+        "repaired: {} conversation(s), {} placeholder result(s), {} row(s) in one transaction; a copy of the database before it kept as {copy} (undo, with the app closed: mv {copy} {db} && rm -f {db}-wal {db}-shm)",
+        done.repaired.len(),
+        done.placeholders,
+        done.rows
+    ));
+    j.findings = Some(done.left);
 }
 
 /// What a policy left unset would repair: duplicate results (TM004, as Gemini CLI records
