@@ -1,6 +1,6 @@
 //! Finding agent sessions where their tools keep them on this machine: Claude Code, Codex,
-//! Gemini CLI, Cline and Roo Code (VS Code global storage) and OpenCode. Pure discovery: it
-//! lists files; judging them is `lint`'s work.
+//! Gemini CLI, Cline and Roo Code (VS Code global storage), OpenCode, and the SQLite session
+//! databases of Kilo and Goose. Pure discovery: it lists files; judging them is `lint`'s work.
 
 use std::fs;
 use std::io::{BufRead, Read};
@@ -23,17 +23,23 @@ pub enum Agent {
     /// OpenCode: `~/.local/share/opencode/storage/session/<project>/<id>.json`, and the
     /// database of current versions, `~/.local/share/opencode/opencode.db`.
     OpenCode,
+    /// Kilo CLI (an OpenCode fork): `~/.local/share/kilo/kilo.db`.
+    Kilo,
+    /// Goose: `~/.local/share/goose/sessions/sessions.db`.
+    Goose,
 }
 
 impl Agent {
     /// Every agent.
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 8] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::GeminiCli,
         Agent::Cline,
         Agent::Roo,
         Agent::OpenCode,
+        Agent::Kilo,
+        Agent::Goose,
     ];
 
     /// The name used by `--agent` and in reports.
@@ -45,6 +51,8 @@ impl Agent {
             Agent::Cline => "cline",
             Agent::Roo => "roo",
             Agent::OpenCode => "opencode",
+            Agent::Kilo => "kilo",
+            Agent::Goose => "goose",
         }
     }
 
@@ -189,6 +197,19 @@ pub fn discover(places: &Places) -> Vec<Session> {
         let db = storage.with_file_name("opencode.db");
         if crate::store::sqlite::is_sqlite(&db) {
             push(&mut out, Agent::OpenCode, db, "opencode.db".into());
+        }
+    }
+    let mut data = vec![places.home.join(".local/share")];
+    data.extend(places.data_dir.clone().filter(|d| !data.contains(d)));
+    for base in data {
+        for (agent, db) in [
+            (Agent::Kilo, base.join("kilo/kilo.db")),
+            (Agent::Goose, base.join("goose/sessions/sessions.db")),
+        ] {
+            if crate::store::sqlite::is_sqlite(&db) {
+                let name = file_name(&db);
+                push(&mut out, agent, db, name);
+            }
         }
     }
     out.sort_by(|a, b| {

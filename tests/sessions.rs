@@ -474,3 +474,82 @@ fn an_opencode_database_is_judged_and_repaired_by_its_store() {
     let again = json(&toolmend(&home, &["--format", "json"], &env));
     assert_eq!(again[0]["status"], "ok", "{again:?}");
 }
+
+#[test]
+fn kilo_and_goose_databases_are_listed_with_their_agent() {
+    // Kilo's database as the real Kilo CLI writes it (installed by .ci/stores.sh; skipped
+    // without it), and a Goose `sessions.db` made with Goose's own DDL.
+    let app = repo("target/npm-apps/node_modules/@kilocode/cli-linux-x64/bin/kilo");
+    if !app.exists() {
+        eprintln!(
+            "skipped: {} is not installed (run .ci/stores.sh)",
+            app.display()
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (home, project) = (dir.path().join("home"), dir.path().join("project"));
+    let status = Command::new("python3")
+        .arg(repo("fixtures/stores/opencode.py"))
+        .args([&app, &home, &project])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let data = home.join("data");
+    let goose = data.join("goose/sessions/sessions.db");
+    fs::create_dir_all(goose.parent().unwrap()).unwrap();
+    let conn = rusqlite::Connection::open(&goose).unwrap();
+    conn.execute_batch(&fs::read_to_string(repo("fixtures/stores/goose.sql")).unwrap())
+        .unwrap();
+    conn.execute(
+        "INSERT INTO sessions (id, name, working_dir) VALUES ('20261201_1', 'chat', '/w')",
+        [],
+    )
+    .unwrap();
+    let call = r#"[{"type":"toolRequest","id":"toolu_1","toolCall":{"status":"success","value":{"name":"developer__shell","arguments":{"command":"ls"}}}}]"#;
+    let text = |t: &str| format!(r#"[{{"type":"text","text":"{t}"}}]"#);
+    for (i, (role, content)) in [
+        ("user", text("List the files.")),
+        ("assistant", call.to_string()),
+        ("user", text("Never mind.")),
+        ("assistant", text("OK.")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        conn.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp, timestamp, metadata_json, message_id) \
+             VALUES ('20261201_1', ?1, ?2, ?3, ?4, '{\"userVisible\":true,\"agentVisible\":true}', ?5)",
+            rusqlite::params![role, content, 1_764_583_200 + i as i64, format!("2026-12-01 10:00:0{i}"), format!("msg_{i}")],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let env = [("XDG_DATA_HOME", data.as_path())];
+    let rows = json(&toolmend(&home, &["--format", "json"], &env));
+    let mut got: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["agent"].as_str().unwrap().to_string(),
+                r["project"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("goose".into(), "sessions.db".into(), "broken".into()),
+            ("kilo".into(), "kilo.db".into(), "broken".into())
+        ]
+    );
+    let goose_only = json(&toolmend(
+        &home,
+        &["--agent", "goose", "--format", "json"],
+        &env,
+    ));
+    assert_eq!(goose_only.len(), 1);
+    assert_eq!(goose_only[0]["findings"], 1);
+}

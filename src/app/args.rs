@@ -38,14 +38,16 @@ pub enum Command {
     /// Print the manual page (roff; `toolmend man | man -l -`).
     Man,
     /// Find the agent sessions on this machine (Claude Code, Codex, Gemini CLI, Cline, Roo,
-    /// OpenCode), newest first, with their status; repair the broken ones on request.
+    /// OpenCode, Kilo, Goose), newest first, with their status; repair the broken ones on
+    /// request.
     Sessions(SessionsArgs),
 }
 
 /// `toolmend sessions`.
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
-    /// Only this agent's sessions: claude-code, codex, gemini-cli, cline, roo, opencode.
+    /// Only this agent's sessions: claude-code, codex, gemini-cli, cline, roo, opencode, kilo,
+    /// goose.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,
     /// Only the broken sessions (findings of error severity).
