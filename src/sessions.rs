@@ -25,7 +25,8 @@ pub enum Agent {
     OpenCode,
     /// Kilo CLI (an OpenCode fork): `~/.local/share/kilo/kilo.db`.
     Kilo,
-    /// Goose: `~/.local/share/goose/sessions/sessions.db`.
+    /// Goose: `~/.local/share/goose/sessions/sessions.db` (`GOOSE_PATH_ROOT`:
+    /// `<root>/data/sessions/sessions.db`).
     Goose,
 }
 
@@ -91,8 +92,10 @@ pub struct Places {
     /// The platform's configuration folder (VS Code's parent), when it is not one of the
     /// usual places under the home folder (e.g. `%APPDATA%`, `XDG_CONFIG_HOME`).
     pub config_dir: Option<PathBuf>,
-    /// The platform's data folder (OpenCode's parent), likewise.
+    /// The platform's data folder (OpenCode's, Kilo's and Goose's parent), likewise.
     pub data_dir: Option<PathBuf>,
+    /// `GOOSE_PATH_ROOT` (absolute): Goose keeps its data in `<root>/data` instead.
+    pub goose_path_root: Option<PathBuf>,
 }
 
 impl Places {
@@ -110,6 +113,7 @@ impl Places {
             codex_home: var("CODEX_HOME"),
             config_dir: dirs::config_dir(),
             data_dir: dirs::data_dir(),
+            goose_path_root: var("GOOSE_PATH_ROOT").filter(|p| p.is_absolute()),
         })
     }
 
@@ -201,15 +205,22 @@ pub fn discover(places: &Places) -> Vec<Session> {
     }
     let mut data = vec![places.home.join(".local/share")];
     data.extend(places.data_dir.clone().filter(|d| !data.contains(d)));
-    for base in data {
-        for (agent, db) in [
-            (Agent::Kilo, base.join("kilo/kilo.db")),
-            (Agent::Goose, base.join("goose/sessions/sessions.db")),
-        ] {
-            if crate::store::sqlite::is_sqlite(&db) {
-                let name = file_name(&db);
-                push(&mut out, agent, db, name);
-            }
+    let mut databases: Vec<(Agent, PathBuf)> = data
+        .iter()
+        .flat_map(|base| {
+            [
+                (Agent::Kilo, base.join("kilo/kilo.db")),
+                (Agent::Goose, base.join("goose/sessions/sessions.db")),
+            ]
+        })
+        .collect();
+    if let Some(root) = &places.goose_path_root {
+        databases.insert(0, (Agent::Goose, root.join("data/sessions/sessions.db")));
+    }
+    for (agent, db) in databases {
+        if crate::store::sqlite::is_sqlite(&db) {
+            let name = file_name(&db);
+            push(&mut out, agent, db, name);
         }
     }
     out.sort_by(|a, b| {

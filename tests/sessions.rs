@@ -95,7 +95,8 @@ fn toolmend(home: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("XDG_DATA_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
+        .env_remove("CODEX_HOME")
+        .env_remove("GOOSE_PATH_ROOT");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -552,4 +553,21 @@ fn kilo_and_goose_databases_are_listed_with_their_agent() {
     ));
     assert_eq!(goose_only.len(), 1);
     assert_eq!(goose_only[0]["findings"], 1);
+
+    // GOOSE_PATH_ROOT moves Goose's data to `<root>/data`.
+    let root = dir.path().join("goose-root");
+    let moved = root.join("data/sessions/sessions.db");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(&goose, &moved).unwrap();
+    let env = [
+        ("XDG_DATA_HOME", data.as_path()),
+        ("GOOSE_PATH_ROOT", root.as_path()),
+    ];
+    let goose_only = json(&toolmend(
+        &home,
+        &["--agent", "goose", "--format", "json"],
+        &env,
+    ));
+    assert_eq!(goose_only.len(), 1);
+    assert_eq!(goose_only[0]["path"], moved.to_string_lossy().as_ref());
 }
