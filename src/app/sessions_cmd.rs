@@ -160,8 +160,9 @@ fn judge(session: Session) -> Judged {
     j
 }
 
-/// What a session is read from: its file, or for OpenCode the message and part files of its
-/// storage, joined into one document as OpenCode reads them.
+/// What a session is read from: its file; for OpenCode's file storage the message and part
+/// files of the session, joined into one document as OpenCode reads them; or a SQLite session
+/// database, read by its store.
 enum Source {
     File {
         name: String,
@@ -171,7 +172,7 @@ enum Source {
         name: String,
         assembled: Assembled,
     },
-    /// A SQLite session store (OpenCode's `opencode.db`): its findings, read at once.
+    /// A SQLite session store (OpenCode, Kilo, Goose): its findings, read at once.
     Database {
         findings: Vec<Finding>,
     },
@@ -286,17 +287,22 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         ));
         return;
     }
+    let options = RepairOptions {
+        orphans: a.orphans.map_or(OrphanPolicy::Keep, OrphanArg::policy),
+        duplicates: a.duplicates.map(DuplicateArg::policy),
+        ..RepairOptions::default()
+    };
+    // A database is read again inside the store's write transaction.
+    if store::sqlite::is_sqlite(&path) {
+        repair_database(j, a, &options);
+        return;
+    }
     let source = match Source::read(&j.session) {
         Ok(source) => source,
         Err(why) => {
             j.action = Some(format!("not repaired: {why}"));
             return;
         }
-    };
-    let options = RepairOptions {
-        orphans: a.orphans.map_or(OrphanPolicy::Keep, OrphanArg::policy),
-        duplicates: a.duplicates.map(DuplicateArg::policy),
-        ..RepairOptions::default()
     };
     let Some((name, bytes)) = source.document() else {
         repair_database(j, a, &options);
@@ -327,7 +333,7 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
                 format!("not repaired: {e}")
             } else {
                 format!(
-                    "partly repaired: {e}; the files written so far keep their originals (undo: {})",
+                    "partly repaired: {e}; each file written so far keeps its original beside it (undo: {})",
                     undo.join(" && ")
                 )
             });
