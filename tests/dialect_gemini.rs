@@ -340,6 +340,23 @@ fn cli_calls_in_content_are_the_model_turn() {
     );
 }
 
+/// The session's one finding is a response too many at `pointer`, quoting Gemini's count
+/// error: reported, never repaired (no fix is offered, under any orphan policy).
+fn one_response_too_many(bytes: &[u8], pointer: &str) {
+    let found = findings("s.jsonl", bytes);
+    assert_eq!(found[0].pointer, pointer);
+    assert!(
+        found[0].message.contains("one response more"),
+        "{}",
+        found[0].message
+    );
+    assert!(found[0].fix.is_none());
+    assert_eq!(repaired("s.jsonl", bytes), bytes);
+    for policy in [OrphanPolicy::Drop, OrphanPolicy::Note] {
+        assert_eq!(repair_with("s.jsonl", bytes, &with_orphans(policy)), bytes);
+    }
+}
+
 #[test]
 fn cli_record_no_content_call_takes_is_a_response_without_a_call() {
     // With the calls in `content`, the client still sends the result of every `toolCalls`
@@ -356,20 +373,8 @@ fn cli_record_no_content_call_takes_is_a_response_without_a_call() {
     );
     let after = r#"{"id": "g2", "type": "gemini", "content": [{"text": "One file."}]}"#;
     let bytes = cli_session(&[ASK, &two, after]);
-    let found = findings("s.jsonl", &bytes);
     assert_eq!(code_ids("s.jsonl", &bytes), ["TM002 ls-9"]);
-    assert_eq!(found[0].pointer, "/toolCalls/1");
-    assert!(
-        found[0].message.contains("one response more"),
-        "{}",
-        found[0].message
-    );
-    // Reported, never repaired: no fix is offered, under any orphan policy.
-    assert!(found[0].fix.is_none());
-    assert_eq!(repaired("s.jsonl", &bytes), bytes);
-    for policy in [OrphanPolicy::Drop, OrphanPolicy::Note] {
-        assert_eq!(repair_with("s.jsonl", &bytes, &with_orphans(policy)), bytes);
-    }
+    one_response_too_many(&bytes, "/toolCalls/1");
 
     // A record without a result adds no response; one taken by an id-less call, by its
     // place, is that call's.
@@ -408,24 +413,12 @@ fn cli_record_result_with_two_responses_is_one_response_too_many() {
         );
         for record in [&legacy, &modern] {
             let bytes = cli_session(&[ASK, record, after]);
-            let found = findings("s.jsonl", &bytes);
             assert_eq!(
                 code_ids("s.jsonl", &bytes),
                 [format!("TM002 {second}")],
                 "{record}"
             );
-            assert_eq!(found[0].pointer, "/toolCalls/0/result/1");
-            assert!(
-                found[0].message.contains("one response more"),
-                "{}",
-                found[0].message
-            );
-            // Reported, never repaired.
-            assert!(found[0].fix.is_none());
-            assert_eq!(repaired("s.jsonl", &bytes), bytes);
-            for policy in [OrphanPolicy::Drop, OrphanPolicy::Note] {
-                assert_eq!(repair_with("s.jsonl", &bytes, &with_orphans(policy)), bytes);
-            }
+            one_response_too_many(&bytes, "/toolCalls/0/result/1");
         }
     }
 

@@ -141,9 +141,13 @@ fn session_lint(real: &Path, doc: &Assembled) -> String {
         .collect()
 }
 
-/// The files the default repair of an assembled session changes.
+/// The files the default repair of an assembled session changes, with their new bytes.
 fn session_repair(doc: &Assembled) -> Vec<(PathBuf, Vec<u8>)> {
-    doc.split(&repaired("session", &doc.bytes)).unwrap()
+    doc.split(&repaired("session", &doc.bytes))
+        .unwrap()
+        .into_iter()
+        .map(|(path, _, bytes)| (path, bytes))
+        .collect()
 }
 
 #[test]

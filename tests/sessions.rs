@@ -410,17 +410,17 @@ fn opencode_sessions_are_read_from_their_message_and_part_files() {
     assert!(rows.iter().all(|r| r["status"] == "ok"), "{rows:?}");
 }
 
-#[test]
-fn an_opencode_database_is_judged_and_repaired_by_its_store() {
-    // Current OpenCode keeps every session in one SQLite database, written here by the real
-    // app (`opencode import`, installed by .ci/stores.sh; skipped without it).
-    let app = repo("target/npm-apps/node_modules/opencode-linux-x64/bin/opencode");
+/// A home whose data folder (`home/data`, for `XDG_DATA_HOME`) holds the sessions database
+/// the real app at `app` (installed by .ci/stores.sh) writes with `opencode import`; `None`,
+/// saying so, when the app is not installed.
+fn app_database(app: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+    let app = repo(app);
     if !app.exists() {
         eprintln!(
             "skipped: {} is not installed (run .ci/stores.sh)",
             app.display()
         );
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let (home, project) = (dir.path().join("home"), dir.path().join("project"));
@@ -431,6 +431,18 @@ fn an_opencode_database_is_judged_and_repaired_by_its_store() {
         .unwrap();
     assert!(status.success());
     let data = home.join("data");
+    Some((dir, home, data))
+}
+
+#[test]
+fn an_opencode_database_is_judged_and_repaired_by_its_store() {
+    // Current OpenCode keeps every session in one SQLite database, written here by the real
+    // app.
+    let Some((_dir, home, data)) =
+        app_database("target/npm-apps/node_modules/opencode-linux-x64/bin/opencode")
+    else {
+        return;
+    };
     let db = data.join("opencode/opencode.db");
     let age = |path: &Path| {
         if path.exists() {
@@ -478,25 +490,13 @@ fn an_opencode_database_is_judged_and_repaired_by_its_store() {
 
 #[test]
 fn kilo_and_goose_databases_are_listed_with_their_agent() {
-    // Kilo's database as the real Kilo CLI writes it (installed by .ci/stores.sh; skipped
-    // without it), and a Goose `sessions.db` made with Goose's own DDL.
-    let app = repo("target/npm-apps/node_modules/@kilocode/cli-linux-x64/bin/kilo");
-    if !app.exists() {
-        eprintln!(
-            "skipped: {} is not installed (run .ci/stores.sh)",
-            app.display()
-        );
+    // Kilo's database as the real Kilo CLI writes it, and a Goose `sessions.db` made with
+    // Goose's own DDL.
+    let Some((dir, home, data)) =
+        app_database("target/npm-apps/node_modules/@kilocode/cli-linux-x64/bin/kilo")
+    else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let (home, project) = (dir.path().join("home"), dir.path().join("project"));
-    let status = Command::new("python3")
-        .arg(repo("fixtures/stores/opencode.py"))
-        .args([&app, &home, &project])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let data = home.join("data");
+    };
     let goose = data.join("goose/sessions/sessions.db");
     fs::create_dir_all(goose.parent().unwrap()).unwrap();
     let conn = rusqlite::Connection::open(&goose).unwrap();

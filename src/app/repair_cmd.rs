@@ -680,9 +680,6 @@ fn write_diff(name: &str, old: &[u8], new: &[u8], color: bool, out: &mut dyn Wri
     Ok(())
 }
 
-/// A file a repair changes: its path, original bytes and new bytes.
-type ChangedFile = (std::path::PathBuf, Vec<u8>, Vec<u8>);
-
 /// Repair an OpenCode session read as one document: its counts, the repair of the whole, and
 /// the files it changes with their original and repaired bytes (`None` when it could not be
 /// read or split back; the error is added to `errors`).
@@ -693,7 +690,7 @@ fn repair_session(
     lint_opts: &toolmend::Options,
     options: &RepairOptions,
     errors: &mut Vec<anyhow::Error>,
-) -> Option<(Counts, Repaired, Vec<ChangedFile>)> {
+) -> Option<(Counts, Repaired, Vec<toolmend::io::opencode::ChangedFile>)> {
     let assembled = session.assemble().map_err(|e| errors.push(e.into())).ok()?;
     let name = session.name();
     if let Some(f) = assembled.broken.first() {
@@ -718,17 +715,5 @@ fn repair_session(
         .split(&repaired.output)
         .map_err(|e| errors.push(anyhow::anyhow!("{name}: {e}")))
         .ok()?;
-    let changed = changed
-        .into_iter()
-        .map(|(path, bytes)| {
-            let original = assembled
-                .segments
-                .iter()
-                .find(|s| s.path == path)
-                .map(|s| s.original.clone())
-                .unwrap_or_default();
-            (path, original, bytes)
-        })
-        .collect();
     Some((counts, repaired, changed))
 }

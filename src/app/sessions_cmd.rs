@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, anyhow, bail};
-use toolmend::io::opencode::{self, Assembled};
+use toolmend::io::opencode::{self, Assembled, ChangedFile};
 use toolmend::io::write;
 use toolmend::sessions::{Agent, Places, Session, discover};
 use toolmend::store;
@@ -234,25 +234,10 @@ impl Source {
         match self {
             Source::File { bytes, .. } => Ok(vec![(path.to_path_buf(), bytes.clone(), repaired)]),
             Source::Database { .. } => Err("a database is written by its store".into()),
-            Source::OpenCode { assembled, .. } => Ok(assembled
-                .split(&repaired)?
-                .into_iter()
-                .map(|(file, new)| {
-                    let original = assembled
-                        .segments
-                        .iter()
-                        .find(|s| s.path == file)
-                        .map(|s| s.original.clone())
-                        .unwrap_or_default();
-                    (file, original, new)
-                })
-                .collect()),
+            Source::OpenCode { assembled, .. } => assembled.split(&repaired),
         }
     }
 }
-
-/// A file a repair changes: its path, original bytes and new bytes.
-type ChangedFile = (PathBuf, Vec<u8>, Vec<u8>);
 
 /// The OpenCode session whose `session/<project>/<id>.json` file is `path`.
 fn opencode_session(path: &Path) -> Option<opencode::Session> {

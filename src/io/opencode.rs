@@ -18,6 +18,9 @@ use crate::finding::Finding;
 use crate::json::{Kind, parse};
 use crate::rules::Rule;
 
+/// A file a repair changes: its path, its original bytes and its new bytes.
+pub type ChangedFile = (PathBuf, Vec<u8>, Vec<u8>);
+
 /// One OpenCode session in a storage root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Session {
@@ -249,10 +252,11 @@ impl Assembled {
         }
     }
 
-    /// The files a repaired document changes, with their new bytes. Every element of the
-    /// repaired array goes back to its file between the file's own leading and trailing
-    /// whitespace; an error when the array no longer has one element per file.
-    pub fn split(&self, repaired: &[u8]) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+    /// The files a repaired document changes: each with its original bytes and its new ones.
+    /// Every element of the repaired array goes back to its file between the file's own
+    /// leading and trailing whitespace; an error when the array no longer has one element per
+    /// file.
+    pub fn split(&self, repaired: &[u8]) -> Result<Vec<ChangedFile>, String> {
         let tree = parse(repaired)
             .map_err(|e| format!("the repaired session does not parse: {}", e.message))?;
         let root = tree.root();
@@ -267,7 +271,7 @@ impl Assembled {
             bytes.extend_from_slice(tree.raw(element));
             bytes.extend_from_slice(&seg.trail);
             if bytes != seg.original {
-                changed.push((seg.path.clone(), bytes));
+                changed.push((seg.path.clone(), seg.original.clone(), bytes));
             }
         }
         Ok(changed)
@@ -299,6 +303,7 @@ mod tests {
             changed,
             [(
                 PathBuf::from("p1.json"),
+                b"\xEF\xBB\xBF {\"b\": [2]}\n".to_vec(),
                 b"\xEF\xBB\xBF {\"b\": [3]}\n".to_vec()
             )]
         );
