@@ -183,44 +183,43 @@ pub fn discover(places: &Places) -> Vec<Session> {
             }
         }
     }
-    let mut opencode = vec![places.home.join(".local/share/opencode/storage")];
-    if let Some(d) = &places.data_dir {
-        let d = d.join("opencode/storage");
-        if !opencode.contains(&d) {
-            opencode.push(d);
-        }
-    }
-    for storage in opencode {
+    // OpenCode, Kilo and Goose keep their data under the data folder.
+    let mut data = vec![places.home.join(".local/share")];
+    data.extend(places.data_dir.clone().filter(|d| !data.contains(d)));
+    for storage in data.iter().map(|d| d.join("opencode/storage")) {
         for project in dirs_in(&storage.join("session")) {
             let name = file_name(&project);
             for f in files_in(&project, |n| n.ends_with(".json")) {
                 push(&mut out, Agent::OpenCode, f, name.clone());
             }
         }
-        // Current versions keep every session in one SQLite database beside the storage.
-        let db = storage.with_file_name("opencode.db");
-        if crate::store::sqlite::is_sqlite(&db) {
-            push(&mut out, Agent::OpenCode, db, "opencode.db".into());
-        }
     }
-    let mut data = vec![places.home.join(".local/share")];
-    data.extend(places.data_dir.clone().filter(|d| !data.contains(d)));
+    // SQLite session databases: current OpenCode's beside its old storage, Kilo's, Goose's.
     let mut databases: Vec<(Agent, PathBuf)> = data
         .iter()
         .flat_map(|base| {
             [
+                (Agent::OpenCode, base.join("opencode/opencode.db")),
                 (Agent::Kilo, base.join("kilo/kilo.db")),
                 (Agent::Goose, base.join("goose/sessions/sessions.db")),
             ]
         })
         .collect();
     if let Some(root) = &places.goose_path_root {
-        databases.insert(0, (Agent::Goose, root.join("data/sessions/sessions.db")));
+        databases.push((Agent::Goose, root.join("data/sessions/sessions.db")));
     }
     for (agent, db) in databases {
         if crate::store::sqlite::is_sqlite(&db) {
-            let name = file_name(&db);
+            let (name, at) = (file_name(&db), out.len());
             push(&mut out, agent, db, name);
+            // A database in write-ahead mode is written in its `-wal` file first.
+            if let Some(s) = out.get_mut(at) {
+                let mut wal = s.path.clone().into_os_string();
+                wal.push("-wal");
+                if let Ok(t) = fs::metadata(&wal).and_then(|m| m.modified()) {
+                    s.modified = s.modified.max(t);
+                }
+            }
         }
     }
     out.sort_by(|a, b| {
@@ -236,19 +235,10 @@ fn push(out: &mut Vec<Session>, agent: Agent, path: PathBuf, project: String) {
     let Ok(meta) = fs::metadata(&path) else {
         return;
     };
-    // A SQLite database in write-ahead mode is written in its `-wal` file first.
-    let mut wal = path.clone().into_os_string();
-    wal.push("-wal");
-    let modified = [fs::metadata(&wal).ok(), Some(meta.clone())]
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.modified().ok())
-        .max()
-        .unwrap_or(SystemTime::UNIX_EPOCH);
     out.push(Session {
         agent,
         project,
-        modified,
+        modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
         size: meta.len(),
         path,
     });

@@ -16,14 +16,18 @@ fn place(home: &Path, to: &str, from: &str, age_min: u64) -> PathBuf {
     let path = home.join(to);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::copy(repo(from), &path).unwrap();
-    let when = SystemTime::now() - Duration::from_secs(60 * age_min);
+    written(&path, Duration::from_secs(60 * age_min));
+    path
+}
+
+/// Set the file at `path` last modified `ago` before now.
+fn written(path: &Path, ago: Duration) {
     fs::File::options()
         .write(true)
-        .open(&path)
+        .open(path)
         .unwrap()
-        .set_modified(when)
+        .set_modified(SystemTime::now() - ago)
         .unwrap();
-    path
 }
 
 const CLAUDE_BROKEN: &str =
@@ -265,12 +269,7 @@ fn repair_fixes_broken_sessions_in_place_with_backups() {
 fn repair_leaves_a_session_still_being_written_unless_forced() {
     let home = home();
     let codex = home.path().join(CODEX_BROKEN);
-    fs::File::options()
-        .write(true)
-        .open(&codex)
-        .unwrap()
-        .set_modified(SystemTime::now())
-        .unwrap();
+    written(&codex, Duration::ZERO);
     let original = fs::read(&codex).unwrap();
     let out = toolmend(home.path(), &["--repair", "--agent", "codex"], &[]);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -323,6 +322,24 @@ fn repair_applies_the_duplicates_policy_it_is_given() {
     let backup = PathBuf::from(format!("{}.toolmend-backup", session.display()));
     assert_eq!(fs::read(&backup).unwrap(), original);
 
+    // A result whose call is gone likewise needs --orphans.
+    let claude = place(
+        dir.path(),
+        ".claude/projects/-w/0b1c2d3e-0000-4000-8000-000000000009.jsonl",
+        "fixtures/claude-code-tree/orphan-result.jsonl",
+        30,
+    );
+    let text = String::from_utf8(toolmend(dir.path(), &["--repair"], &[]).stdout).unwrap();
+    assert!(
+        text.contains("not repaired: no safe fix; its orphan results (TM002) need --orphans drop"),
+        "{text}"
+    );
+    let text =
+        String::from_utf8(toolmend(dir.path(), &["--repair", "--orphans", "drop"], &[]).stdout)
+            .unwrap();
+    assert!(text.ends_with("2 session(s): 2 ok, 0 broken\n"), "{text}");
+    assert!(PathBuf::from(format!("{}.toolmend-backup", claude.display())).exists());
+
     // A policy is a repair option: without --repair it is refused.
     let out = toolmend(dir.path(), &["--duplicates", "keep-first"], &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -338,12 +355,7 @@ fn place_tree(from: &Path, to: &Path) {
             place_tree(&entry.path(), &target);
         } else {
             fs::copy(entry.path(), &target).unwrap();
-            fs::File::options()
-                .write(true)
-                .open(&target)
-                .unwrap()
-                .set_modified(SystemTime::now() - Duration::from_secs(3600))
-                .unwrap();
+            written(&target, Duration::from_secs(3600));
         }
     }
 }
@@ -366,6 +378,14 @@ fn opencode_sessions_are_read_from_their_message_and_part_files() {
         first.starts_with("TM001 prt_9e5c1d3d6001IjIjIjIjIjIj.json:1: tool call"),
         "{first}"
     );
+
+    // A part written a moment ago is a session still being written, whatever the age of the
+    // session's own file.
+    let part = storage.join("part/msg_9e5c1d3c4001EfEfEfEfEfEf/prt_9e5c1d3d6001IjIjIjIjIjIj.json");
+    written(&part, Duration::ZERO);
+    let text = String::from_utf8(toolmend(dir.path(), &["--repair"], &[]).stdout).unwrap();
+    assert!(text.contains("not repaired: modified 0s ago"), "{text}");
+    written(&part, Duration::from_secs(3600));
 
     let out = toolmend(dir.path(), &["--repair"], &[]);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -444,18 +464,10 @@ fn an_opencode_database_is_judged_and_repaired_by_its_store() {
         return;
     };
     let db = data.join("opencode/opencode.db");
-    let age = |path: &Path| {
-        if path.exists() {
-            fs::File::options()
-                .write(true)
-                .open(path)
-                .unwrap()
-                .set_modified(SystemTime::now() - Duration::from_secs(3600))
-                .unwrap();
-        }
-    };
-    age(&db);
-    age(&PathBuf::from(format!("{}-wal", db.display())));
+    let wal = PathBuf::from(format!("{}-wal", db.display()));
+    assert!(wal.exists());
+    written(&db, Duration::from_secs(3600));
+    written(&wal, Duration::from_secs(3600));
     let env = [("XDG_DATA_HOME", data.as_path())];
     let out = toolmend(&home, &["--format", "json"], &env);
     let rows = json(&out);
@@ -466,6 +478,12 @@ fn an_opencode_database_is_judged_and_repaired_by_its_store() {
     assert_eq!(rows[0]["findings"], 2);
     let first = rows[0]["first_finding"].as_str().unwrap();
     assert!(first.starts_with("TM001 thread ses_"), "{first}");
+
+    // Written a moment ago in its write-ahead log: the app may still be writing it.
+    written(&wal, Duration::ZERO);
+    let text = String::from_utf8(toolmend(&home, &["--repair"], &env).stdout).unwrap();
+    assert!(text.contains("not repaired: modified 0s ago"), "{text}");
+    written(&wal, Duration::from_secs(3600));
 
     let out = toolmend(&home, &["--repair"], &env);
     let text = String::from_utf8(out.stdout).unwrap();

@@ -153,47 +153,46 @@ fn judge(session: Session) -> Judged {
         unread: None,
         action: None,
     };
-    match Source::read(&j.session) {
-        Ok(source) => j.findings = Some(source.findings()),
+    match findings_of(&j.session) {
+        Ok(found) => j.findings = Some(found),
         Err(why) => j.unread = Some(why),
     }
     j
 }
 
-/// What a session is read from: its file; for OpenCode's file storage the message and part
-/// files of the session, joined into one document as OpenCode reads them; or a SQLite session
-/// database, read by its store.
-enum Source {
-    File {
-        name: String,
-        bytes: Vec<u8>,
-    },
-    OpenCode {
-        name: String,
-        assembled: Assembled,
-    },
-    /// A SQLite session store (OpenCode, Kilo, Goose): its findings, read at once.
-    Database {
-        findings: Vec<Finding>,
-    },
+/// The findings of a session, each naming the file and line (or the store's row) it is in;
+/// why it could not be read otherwise.
+fn findings_of(s: &Session) -> Result<Vec<Finding>, String> {
+    if !store::sqlite::is_sqlite(&s.path) {
+        return Document::read(s).map(Document::findings);
+    }
+    let name = s.path.to_string_lossy();
+    let conn = store::sqlite::open_read_only(&s.path).map_err(|e| cannot(&e))?;
+    let report = store::pipeline::lint(&name, &conn, &Options::default())
+        .map_err(|e| cannot(&e))?
+        .ok_or("a database, but no session store toolmend knows")?;
+    Ok(report.findings().cloned().collect())
 }
 
-impl Source {
-    fn read(s: &Session) -> Result<Source, String> {
-        let cannot = |e: &dyn std::fmt::Display| format!("cannot read it: {e}");
-        if store::sqlite::is_sqlite(&s.path) {
-            let name = s.path.to_string_lossy().into_owned();
-            let conn = store::sqlite::open_read_only(&s.path).map_err(|e| cannot(&e))?;
-            let report = store::pipeline::lint(&name, &conn, &Options::default())
-                .map_err(|e| cannot(&e))?
-                .ok_or("a database, but no session store toolmend knows")?;
-            let findings = report.findings().cloned().collect();
-            return Ok(Source::Database { findings });
-        }
+/// Why a session could not be read.
+fn cannot(e: &dyn std::fmt::Display) -> String {
+    format!("cannot read it: {e}")
+}
+
+/// A session read as a document: its file, or for OpenCode's file storage the message and
+/// part files of the session, joined as OpenCode reads them. (A SQLite session database is
+/// read and written by its store instead.)
+enum Document {
+    File { name: String, bytes: Vec<u8> },
+    OpenCode { name: String, assembled: Assembled },
+}
+
+impl Document {
+    fn read(s: &Session) -> Result<Document, String> {
+        let name = s.path.to_string_lossy().into_owned();
         if s.agent != Agent::OpenCode {
             let bytes = std::fs::read(&s.path).map_err(|e| cannot(&e))?;
-            let name = s.path.to_string_lossy().into_owned();
-            return Ok(Source::File { name, bytes });
+            return Ok(Document::File { name, bytes });
         }
         let session = opencode_session(&s.path)
             .ok_or("not inside an OpenCode storage folder (session/, message/, part/)")?;
@@ -201,40 +200,35 @@ impl Source {
         if let Some(f) = assembled.broken.first() {
             return Err(format!("{}:{}:{}: {}", f.path, f.line, f.column, f.message));
         }
-        Ok(Source::OpenCode {
+        Ok(Document::OpenCode {
             name: session.name(),
             assembled,
         })
     }
 
-    /// The name findings give, and the document a repair reads (none for a database).
-    fn document(&self) -> Option<(&str, &[u8])> {
+    /// The name findings give, and the bytes linted and repaired.
+    fn text(&self) -> (&str, &[u8]) {
         match self {
-            Source::File { name, bytes } => Some((name, bytes)),
-            Source::OpenCode { name, assembled } => Some((name, &assembled.bytes)),
-            Source::Database { .. } => None,
+            Document::File { name, bytes } => (name, bytes),
+            Document::OpenCode { name, assembled } => (name, &assembled.bytes),
         }
     }
 
-    /// The findings, each naming the file and line (or the store's row) it is in.
+    /// The findings, each naming the file and line it is in.
     fn findings(self) -> Vec<Finding> {
-        match self {
-            Source::File { name, bytes } => toolmend::lint(&name, &bytes, &Options::default()),
-            Source::OpenCode { name, assembled } => {
-                let mut found = toolmend::lint(&name, &assembled.bytes, &Options::default());
-                assembled.relocate(&mut found);
-                found
-            }
-            Source::Database { findings } => findings,
+        let (name, bytes) = self.text();
+        let mut found = toolmend::lint(name, bytes, &Options::default());
+        if let Document::OpenCode { assembled, .. } = &self {
+            assembled.relocate(&mut found);
         }
+        found
     }
 
     /// The files `repaired` changes: each with its original bytes and its new ones.
     fn changed(&self, path: &Path, repaired: Vec<u8>) -> Result<Vec<ChangedFile>, String> {
         match self {
-            Source::File { bytes, .. } => Ok(vec![(path.to_path_buf(), bytes.clone(), repaired)]),
-            Source::Database { .. } => Err("a database is written by its store".into()),
-            Source::OpenCode { assembled, .. } => assembled.split(&repaired),
+            Document::File { bytes, .. } => Ok(vec![(path.to_path_buf(), bytes.clone(), repaired)]),
+            Document::OpenCode { assembled, .. } => assembled.split(&repaired),
         }
     }
 }
@@ -282,17 +276,14 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         repair_database(j, a, &options);
         return;
     }
-    let source = match Source::read(&j.session) {
-        Ok(source) => source,
+    let doc = match Document::read(&j.session) {
+        Ok(doc) => doc,
         Err(why) => {
             j.action = Some(format!("not repaired: {why}"));
             return;
         }
     };
-    let Some((name, bytes)) = source.document() else {
-        repair_database(j, a, &options);
-        return;
-    };
+    let (name, bytes) = doc.text();
     let repaired = toolmend::repair(name, bytes, &Options::default(), &options);
     if !repaired.changed {
         j.action = Some(format!(
@@ -304,7 +295,7 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
     }
     let fixed: usize = repaired.fixed.iter().map(Vec::len).sum::<usize>() + repaired.fixed_later;
     let placeholders = repaired.placeholders;
-    let changed = match source.changed(&path, repaired.output) {
+    let changed = match doc.changed(&path, repaired.output) {
         Ok(changed) => changed,
         Err(e) => {
             j.action = Some(format!("not repaired: {e}"));
@@ -347,8 +338,8 @@ fn repair_one(j: &mut Judged, now: SystemTime, a: &SessionsArgs) {
         "repaired: {fixed} fix(es), {placeholders} placeholder result(s); {kept} (undo: {})",
         undo.join(" && ")
     ));
-    match Source::read(&j.session) {
-        Ok(source) => j.findings = Some(source.findings()),
+    match findings_of(&j.session) {
+        Ok(found) => j.findings = Some(found),
         Err(why) => j.unread = Some(why),
     }
     if let Ok(meta) = std::fs::metadata(&path) {

@@ -157,27 +157,22 @@ fn read_calls(tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>, msg: &mut Message)
         });
         taken.extend(record);
     }
-    if let Some(records) = records {
-        for (i, record) in tree.children(records).enumerate() {
-            if taken.contains(&record) {
-                let suffix = crate::model::indexed("/toolCalls/", i);
-                further_responses(tree, record, &suffix, cx, msg);
-            }
-        }
-    }
     // A record no call of `content` takes still gives the response turn its response: one
     // response more than the turn has calls, which Gemini refuses. It is read as a result of
     // its own, never leading (so it answers no earlier call in its window).
     for (i, record) in records.iter().flat_map(|&r| tree.children(r)).enumerate() {
-        if taken.contains(&record) || !answered(tree, record) {
+        let is_taken = taken.contains(&record);
+        if !is_taken && !answered(tree, record) {
             continue;
         }
         let suffix = crate::model::indexed("/toolCalls/", i);
-        msg.results.push(crate::model::ToolResult {
-            name: string(tree, tree.get(record, "name")),
-            leading: false,
-            ..cx.result(tree, record, &suffix, tree.get(record, "id"))
-        });
+        if !is_taken {
+            msg.results.push(crate::model::ToolResult {
+                name: string(tree, tree.get(record, "name")),
+                leading: false,
+                ..cx.result(tree, record, &suffix, tree.get(record, "id"))
+            });
+        }
         further_responses(tree, record, &suffix, cx, msg);
     }
 }
