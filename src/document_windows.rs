@@ -238,6 +238,7 @@ impl Windows {
             foreign: conv.foreign.clone(),
             unread: conv.unread.clone(),
             next_lines: Vec::new(),
+            skimmed: None,
         };
         Ok((sparse, defects))
     }

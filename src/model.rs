@@ -170,6 +170,21 @@ pub struct Conversation {
     /// Claude Code: lines whose next line on the resumed history is not the first later line
     /// hanging from them, and where that next line starts (see `Chain::next_lines`).
     pub next_lines: Vec<(usize, usize)>,
+    /// Set, with `messages` left empty, when the conversation was only skimmed (see
+    /// `ReadOptions::skim`): its pairing is plainly clean, and this is what a walk counts.
+    pub skimmed: Option<Skimmed>,
+}
+
+/// What the walk of a conversation whose pairing is plainly clean would count, found without
+/// reading its messages into the model (see [`crate::dialect::Dialect::skim`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skimmed {
+    /// Its messages.
+    pub messages: usize,
+    /// Its tool calls.
+    pub calls: usize,
+    /// The calls per tool name, in the order the names first occur.
+    pub names: Vec<(String, usize)>,
 }
 
 /// A message carrying a tool key (see `dialect::tool_keys`) that its dialect does not read.

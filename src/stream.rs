@@ -208,6 +208,10 @@ fn stream_lines<R: BufRead>(
     options: &LintOptions,
 ) -> io::Result<StreamReport> {
     let mut lines = LinesReader::new(&options.read);
+    // A provider's rules other than the dialect's own are for the walk to apply.
+    if options.target.is_none() {
+        lines = lines.skimming();
+    }
     let mut chain = ChainReader::default();
     let mut sink = Streamer {
         cx: LineCx {

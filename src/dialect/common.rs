@@ -13,7 +13,7 @@ pub(super) fn role_of(name: &str) -> Role {
 }
 
 /// [`role_of`] the name `name` (bytes that are not UTF-8 name no role).
-fn role_named(name: &[u8]) -> Role {
+pub(super) fn role_named(name: &[u8]) -> Role {
     match name {
         b"assistant" | b"ai" | b"model" => Role::Assistant,
         b"tool" => Role::Tool,

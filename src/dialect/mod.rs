@@ -97,6 +97,16 @@ pub trait Dialect: Sync {
     /// it is not a message (it is then passed through untouched).
     fn read(&self, tree: &Tree<'_>, node: NodeId, cx: &ReadCx<'_>) -> Option<Message>;
 
+    /// What the walk of the messages `nodes` (a whole conversation) would count, when their
+    /// pairing is plainly clean under this dialect's own rules: every call answered where the
+    /// provider wants it, every id and name present and unique, nothing a rule looks at twice.
+    /// `None` (the default) whenever anything is less plain: the messages are then read and
+    /// walked. Never `Some` for a conversation the walk would find a defect in.
+    fn skim(&self, tree: &Tree<'_>, nodes: &[NodeId]) -> Option<crate::model::Skimmed> {
+        let _ = (tree, nodes);
+        None
+    }
+
     /// Which thread of a JSON Lines file a line belongs to: message lines of different threads
     /// are analysed as separate conversations (e.g. Claude Code sidechains). `None` is the
     /// main thread. Called for every parsed line in file order, message or not; `memory` lives

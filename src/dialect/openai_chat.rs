@@ -5,10 +5,10 @@ use super::gate::Keys;
 use crate::analysis::{CallAt, Defect, Window};
 use crate::edit::RepairCx;
 use crate::json::{J, Kind, NodeId, Tree};
-use crate::model::{Call, Message, Role, ToolResult};
+use crate::model::{Call, Message, Role, Skimmed, ToolResult};
 use crate::provider::Provider;
 
-use super::common::{role_message, string};
+use super::common::{role_message, role_named, string};
 use super::layout::member_names;
 use super::{Dialect, ReadCx};
 
@@ -71,6 +71,10 @@ impl Dialect for OpenAiChat {
         Some(msg)
     }
 
+    fn skim(&self, tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
+        skim(tree, nodes)
+    }
+
     fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
         let c = &call.call;
         let sample = cx.sample_result().and_then(|m| cx.reparse(m));
@@ -127,6 +131,80 @@ impl Dialect for OpenAiChat {
     }
 }
 
+/// [`Dialect::skim`] for OpenAI chat: every assistant message's `tool_calls` (objects, each
+/// with a plain, non-empty string `id` unique in the conversation and such a tool name) is
+/// answered, each call once, by the run of `role:"tool"` messages right after it and by
+/// nothing else. Anything else, however harmless, gives `None`.
+fn skim(tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
+    let plain = |node: Option<NodeId>| {
+        node.and_then(|v| tree.plain_bytes(v))
+            .filter(|b| !b.is_empty())
+    };
+    let mut open: Vec<&[u8]> = Vec::new();
+    let mut ids: Vec<&[u8]> = Vec::new();
+    let mut names: Vec<(&[u8], usize)> = Vec::new();
+    for &n in nodes {
+        if tree.kind(n) != Kind::Object {
+            return None;
+        }
+        let role = match tree.get(n, "role") {
+            Some(r) => role_named(tree.plain_bytes(r)?),
+            None => Role::Other,
+        };
+        let (calls, answers) = (tree.get(n, "tool_calls"), tree.get(n, "tool_call_id"));
+        if role == Role::Tool {
+            let id = plain(answers)?;
+            let at = open.iter().position(|&o| o == id)?;
+            open.swap_remove(at);
+            if calls.is_some() {
+                return None;
+            }
+            continue;
+        }
+        if !open.is_empty() || answers.is_some() {
+            return None;
+        }
+        let Some(calls) = calls.filter(|&c| tree.kind(c) != Kind::Null) else {
+            continue;
+        };
+        if role != Role::Assistant || tree.kind(calls) != Kind::Array {
+            return None;
+        }
+        for c in tree.children(calls) {
+            if tree.kind(c) != Kind::Object {
+                return None;
+            }
+            let name = tree
+                .path(c, &["function", "name"])
+                .or_else(|| tree.path(c, &["custom", "name"]))
+                .or_else(|| tree.get(c, "name"));
+            let (id, name) = (plain(tree.get(c, "id"))?, plain(name)?);
+            open.push(id);
+            ids.push(id);
+            match names.iter_mut().find(|(known, _)| *known == name) {
+                Some((_, count)) => *count += 1,
+                None => names.push((name, 1)),
+            }
+        }
+        if open.is_empty() {
+            // `tool_calls: []`: left to the walk.
+            return None;
+        }
+    }
+    let calls = ids.len();
+    ids.sort_unstable();
+    let unique = ids.windows(2).all(|w| w[0] != w[1]);
+    let names = names
+        .into_iter()
+        .map(|(name, count)| Some((std::str::from_utf8(name).ok()?.to_string(), count)))
+        .collect::<Option<Vec<_>>>()?;
+    (open.is_empty() && unique).then_some(Skimmed {
+        messages: nodes.len(),
+        calls,
+        names,
+    })
+}
+
 pub(super) fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
     let kind = tree.get_str(c, "type");
     let name = tree
@@ -178,4 +256,64 @@ pub(crate) fn orphan_note_text(cx: &RepairCx<'_>, msg: &Message) -> Option<Strin
     Some(format!(
         "[toolmend: tool result for unknown call {id}] {text}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skim;
+    use crate::json::parse;
+    use crate::model::Skimmed;
+
+    /// The skim of the messages of `array` (a JSON array of messages).
+    fn skimmed(array: &str) -> Option<Skimmed> {
+        let t = parse(array.as_bytes()).unwrap();
+        let nodes: Vec<_> = t.children(t.root()).collect();
+        skim(&t, &nodes)
+    }
+
+    const CALL: &str = r#"{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f"}},{"id":"b","type":"function","function":{"name":"g"}}]}"#;
+
+    #[test]
+    fn a_plainly_answered_batch_is_skimmed_with_its_counts() {
+        let s = skimmed(&format!(
+            r#"[{{"role":"user"}},{CALL},{{"role":"tool","tool_call_id":"b"}},{{"role":"tool","tool_call_id":"a"}},{{"role":"assistant","tool_calls":null}}]"#
+        ));
+        assert_eq!(
+            s,
+            Some(Skimmed {
+                messages: 5,
+                calls: 2,
+                names: vec![("f".into(), 1), ("g".into(), 1)],
+            })
+        );
+    }
+
+    #[test]
+    fn anything_less_plain_is_left_to_the_walk() {
+        let answers = r#"{"role":"tool","tool_call_id":"a"},{"role":"tool","tool_call_id":"b"}"#;
+        for departure in [
+            // unanswered, at the end or before the next message
+            format!("[{CALL}]"),
+            format!(r#"[{CALL},{{"role":"tool","tool_call_id":"a"}},{{"role":"user"}}]"#),
+            // answered outside the run, twice, or with an escaped id
+            format!(r#"[{CALL},{{"role":"user"}},{answers}]"#),
+            format!(r#"[{CALL},{answers},{{"role":"tool","tool_call_id":"a"}}]"#),
+            format!(r#"[{CALL},{}]"#, answers.replace(r#""a""#, r#""\u0061""#)),
+            // an id used twice, a call without a name, an empty list of calls
+            format!("[{CALL},{answers},{CALL},{answers}]"),
+            format!(
+                "[{},{answers}]",
+                CALL.replace(r#""name":"g""#, r#""name":"""#)
+            ),
+            r#"[{"role":"assistant","tool_calls":[]}]"#.to_string(),
+            // not a message, a role with an escape
+            format!("[{CALL},{answers},3]"),
+            format!(
+                "[{},{answers}]",
+                CALL.replace("assistant", r"\u0061ssistant")
+            ),
+        ] {
+            assert_eq!(skimmed(&departure), None, "{departure}");
+        }
+    }
 }

@@ -45,6 +45,8 @@ pub struct LinesReader<'o> {
     log_like: bool,
     /// Some line was not blank.
     saw_value: bool,
+    /// Skim one-line conversations (see [`LinesReader::skimming`]).
+    skim: bool,
     /// The live records of a record log (see [`Dialect::record_log`]): handed to the sink
     /// only at the end, once later lines can no longer replace or drop them.
     records: Records,
@@ -83,7 +85,16 @@ impl<'o> LinesReader<'o> {
             log_like: false,
             saw_value: false,
             records: Vec::new(),
+            skim: false,
         }
+    }
+
+    /// Give the sink a one-line conversation whose pairing is plainly clean as skimmed
+    /// ([`crate::model::Conversation::skimmed`], no messages) instead of read: for a sink that
+    /// only counts what a clean conversation holds, such as the streaming lint.
+    pub fn skimming(mut self) -> Self {
+        self.skim = true;
+        self
     }
 
     /// Read line `number`, whose text (line ending removed) starts at byte `start` of the file.
@@ -152,6 +163,7 @@ impl<'o> LinesReader<'o> {
         Known {
             dialect: self.chosen.as_ref().map(|c| c.0),
             log_like: self.log_like,
+            skim: self.skim,
         }
     }
 
@@ -382,6 +394,8 @@ pub struct Known {
     pub dialect: Option<&'static dyn Dialect>,
     /// Some line was already message- or tool-shaped.
     pub log_like: bool,
+    /// One-line conversations are skimmed when they can be (see [`LinesReader::skimming`]).
+    pub skim: bool,
 }
 
 impl Known {
@@ -521,7 +535,7 @@ pub fn prepare<'t>(
         let convs = found
             .iter()
             .map(|f| {
-                let mut conv = read_found(&tree, f, &cx, options, 0);
+                let mut conv = read_found(&tree, f, &cx, options, 0, known.skim);
                 conv.detection = format!("line {number}: {}", conv.detection);
                 conv
             })
@@ -735,6 +749,7 @@ pub(super) fn read_lines(bytes: &[u8], options: &ReadOptions) -> ReadDoc {
                     foreign: t.foreign,
                     unread: t.unread,
                     next_lines,
+                    skimmed: None,
                 },
             );
         }

@@ -292,7 +292,7 @@ fn read_json(bytes: &[u8], options: &ReadOptions, mut walk: Option<&mut dyn Walk
         let cx = ReadCx::new(0, 1, &cursor);
         let index = doc.conversations.len();
         let walk = walk.as_mut().map(|w| &mut **w as &mut dyn Walk);
-        let conv = read_found_with(&tree, &f, &cx, options, index, walk);
+        let conv = read_found_with(&tree, &f, &cx, options, index, walk, false);
         doc.conversations.push(conv);
     }
     doc
@@ -389,8 +389,9 @@ pub(crate) fn read_found(
     cx: &ReadCx<'_>,
     options: &ReadOptions,
     index: usize,
+    skim: bool,
 ) -> Conversation {
-    read_found_with(tree, f, cx, options, index, None)
+    read_found_with(tree, f, cx, options, index, None, skim)
 }
 
 /// [`read_found`], giving the messages to `walk` instead of keeping them when it takes the
@@ -403,6 +404,7 @@ fn read_found_with(
     options: &ReadOptions,
     index: usize,
     walk: Option<&mut dyn Walk>,
+    skim: bool,
 ) -> Conversation {
     let nodes: Vec<NodeId> = match f.array {
         Some(a) => tree.children(a).collect(),
@@ -414,6 +416,24 @@ fn read_found_with(
         None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
     };
     let (dialect, why) = detect(tree, &nodes, options);
+    if let (true, None, Some(a)) = (skim, &walk, f.array)
+        && let Some(skimmed) = skimmed(tree, &nodes, dialect, cx)
+    {
+        return Conversation {
+            index,
+            dialect: shown_dialect(dialect, &why, &[]),
+            detection: [f.how.as_str(), "; ", &why].concat(),
+            pointer: [cx.pointer.as_str(), &f.pointer].concat(),
+            container: Container::Array {
+                span: cx.span(tree, a),
+            },
+            messages: Vec::new(),
+            foreign: Vec::new(),
+            unread: Vec::new(),
+            next_lines: Vec::new(),
+            skimmed: Some(skimmed),
+        };
+    }
     let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
     let mut builder = Builder::default();
     if walk.is_none() {
@@ -470,7 +490,25 @@ fn read_found_with(
         foreign,
         unread,
         next_lines: Vec::new(),
+        skimmed: None,
     }
+}
+
+/// What a walk of the messages `nodes` would count, when `dialect` finds their pairing plainly
+/// clean ([`Dialect::skim`]) and no message is written in another dialect or carries a tool
+/// key `dialect` does not read; `None` otherwise (they are then read and walked).
+fn skimmed(
+    tree: &Tree<'_>,
+    nodes: &[NodeId],
+    dialect: &dyn Dialect,
+    cx: &ReadCx<'_>,
+) -> Option<crate::model::Skimmed> {
+    let skimmed = dialect.skim(tree, nodes)?;
+    // A message that these checks flag is read again with its pointer, which is all `cx` lacks.
+    let plain = nodes
+        .iter()
+        .all(|&n| message_checks(tree, n, dialect, cx) == (None, None));
+    plain.then_some(skimmed)
 }
 
 /// The finding of a message carrying the tool key `key`, which its dialect does not read.

@@ -634,6 +634,7 @@ impl<'a> Second<'a> {
             foreign: Vec::new(),
             unread: Vec::new(),
             next_lines: Vec::new(),
+            skimmed: None,
         };
         let defects: Vec<Defect> = fix.defects.iter().map(|x| rebase.defect(x)).collect();
         let mut set = EditSet::default();

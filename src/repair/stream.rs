@@ -946,6 +946,7 @@ impl Writer<'_> {
             foreign: Vec::new(),
             unread: Vec::new(),
             next_lines: Vec::new(),
+            skimmed: None,
         };
         let defects: Vec<Defect> = group.iter().map(|p| rebase.defect(&p.defect)).collect();
         thread.forget();

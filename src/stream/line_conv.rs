@@ -10,7 +10,7 @@ use crate::lint::{
     ConvInfo, ToolStats, count_calls, count_dangling, describe, dialect_of, foreign_finding, sent,
     unread_finding,
 };
-use crate::model::Conversation;
+use crate::model::{Conversation, Skimmed};
 use crate::target::{self, Provider};
 
 /// What a conversation's walk needs of the lint.
@@ -80,6 +80,9 @@ impl Walked {
         spare: &mut SpareWalker,
     ) -> Self {
         let d = dialect_of(&conv);
+        if let Some(skimmed) = conv.skimmed.take() {
+            return Self::skimmed(cx, &conv, skimmed, stats);
+        }
         let judge = target::judge(d, cx.target);
         for m in &conv.messages {
             count_calls(&mut stats, m);
@@ -125,15 +128,7 @@ impl Walked {
             }
         }
         let fix = (!defects.is_empty() || !d.streams()).then_some(offset);
-        let detection = cx.keep_detections.then(|| {
-            format!(
-                "`{}`: {} ({} messages) — {}",
-                conv.pointer,
-                conv.dialect,
-                conv.messages.len(),
-                conv.detection
-            )
-        });
+        let detection = detection(cx, &conv, conv.messages.len());
         Walked {
             findings,
             counted,
@@ -141,6 +136,30 @@ impl Walked {
             stats,
             fix,
             detection,
+        }
+    }
+
+    /// What the walk of the skimmed `conv` counts ([`Conversation::skimmed`]): its calls, and
+    /// no finding.
+    fn skimmed(
+        cx: &LineCx<'_>,
+        conv: &Conversation,
+        skimmed: Skimmed,
+        mut stats: BTreeMap<String, ToolStats>,
+    ) -> Self {
+        for (name, calls) in skimmed.names {
+            match stats.get_mut(&name) {
+                Some(counted) => counted.calls += calls,
+                None => stats.entry(name).or_default().calls += calls,
+            }
+        }
+        Walked {
+            findings: Vec::new(),
+            counted: 0,
+            calls_checked: skimmed.calls,
+            stats,
+            fix: (!dialect_of(conv).streams()).then(|| super::conversation_offset(conv)),
+            detection: detection(cx, conv, skimmed.messages),
         }
     }
 
@@ -152,4 +171,14 @@ impl Walked {
         }
         self
     }
+}
+
+/// How `conv`, of `messages` messages, was detected, when `cx` keeps it.
+fn detection(cx: &LineCx<'_>, conv: &Conversation, messages: usize) -> Option<String> {
+    cx.keep_detections.then(|| {
+        format!(
+            "`{}`: {} ({messages} messages) — {}",
+            conv.pointer, conv.dialect, conv.detection
+        )
+    })
 }
