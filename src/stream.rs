@@ -212,6 +212,9 @@ fn stream_lines<R: BufRead>(
     if options.target.is_none() {
         lines = lines.skimming();
     }
+    if options.skip_detections {
+        lines = lines.unexplained();
+    }
     let mut chain = ChainReader::default();
     let mut sink = Streamer {
         cx: LineCx {

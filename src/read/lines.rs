@@ -47,6 +47,9 @@ pub struct LinesReader<'o> {
     saw_value: bool,
     /// Skim one-line conversations (see [`LinesReader::skimming`]).
     skim: bool,
+    /// Name the line in each one-line conversation's detection (see
+    /// [`LinesReader::unexplained`]).
+    explain: bool,
     /// The live records of a record log (see [`Dialect::record_log`]): handed to the sink
     /// only at the end, once later lines can no longer replace or drop them.
     records: Records,
@@ -86,7 +89,16 @@ impl<'o> LinesReader<'o> {
             saw_value: false,
             records: Vec::new(),
             skim: false,
+            explain: true,
         }
+    }
+
+    /// Leave each one-line conversation's detection as the reading gives it, without the line
+    /// it was found on: for a sink that never shows it (a lint without
+    /// `--explain-detection`), which then costs no formatting per line.
+    pub fn unexplained(mut self) -> Self {
+        self.explain = false;
+        self
     }
 
     /// Give the sink a one-line conversation whose pairing is plainly clean as skimmed
@@ -164,6 +176,7 @@ impl<'o> LinesReader<'o> {
             dialect: self.chosen.as_ref().map(|c| c.0),
             log_like: self.log_like,
             skim: self.skim,
+            explain: self.explain,
         }
     }
 
@@ -396,6 +409,8 @@ pub struct Known {
     pub log_like: bool,
     /// One-line conversations are skimmed when they can be (see [`LinesReader::skimming`]).
     pub skim: bool,
+    /// Their detections name their line (see [`LinesReader::unexplained`]).
+    pub explain: bool,
 }
 
 impl Known {
@@ -536,7 +551,9 @@ pub fn prepare<'t>(
             .iter()
             .map(|f| {
                 let mut conv = read_found(&tree, f, &cx, options, 0, known.skim);
-                conv.detection = format!("line {number}: {}", conv.detection);
+                if known.explain {
+                    conv.detection = format!("line {number}: {}", conv.detection);
+                }
                 conv
             })
             .collect();
