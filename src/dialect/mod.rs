@@ -99,11 +99,17 @@ pub trait Dialect: Sync {
 
     /// What the walk of the messages `nodes` (a whole conversation) would count, when their
     /// pairing is plainly clean under this dialect's own rules: every call answered where the
-    /// provider wants it, every id and name present and unique, nothing a rule looks at twice.
-    /// `None` (the default) whenever anything is less plain: the messages are then read and
-    /// walked. Never `Some` for a conversation the walk would find a defect in.
-    fn skim(&self, tree: &Tree<'_>, nodes: &[NodeId]) -> Option<crate::model::Skimmed> {
-        let _ = (tree, nodes);
+    /// provider wants it, every id and name present, no id twice in a message (nor in the
+    /// conversation, with `unique_ids`), nothing a rule looks at twice. `None` (the default)
+    /// whenever anything is less plain: the messages are then read and walked. Never `Some`
+    /// for a conversation the walk would find a defect in.
+    fn skim(
+        &self,
+        tree: &Tree<'_>,
+        nodes: &[NodeId],
+        unique_ids: bool,
+    ) -> Option<crate::model::Skimmed> {
+        let _ = (tree, nodes, unique_ids);
         None
     }
 

@@ -71,8 +71,8 @@ impl Dialect for OpenAiChat {
         Some(msg)
     }
 
-    fn skim(&self, tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
-        skim(tree, nodes)
+    fn skim(&self, tree: &Tree<'_>, nodes: &[NodeId], unique_ids: bool) -> Option<Skimmed> {
+        skim(tree, nodes, unique_ids)
     }
 
     fn placeholder(&self, cx: &RepairCx<'_>, call: &CallAt) -> Option<J> {
@@ -132,16 +132,20 @@ impl Dialect for OpenAiChat {
 }
 
 /// [`Dialect::skim`] for OpenAI chat: every assistant message's `tool_calls` (objects, each
-/// with a plain, non-empty string `id` unique in the conversation and such a tool name) is
-/// answered, each call once, by the run of `role:"tool"` messages right after it and by
-/// nothing else. Anything else, however harmless, gives `None`.
-fn skim(tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
+/// with a plain, non-empty string `id`, not twice in the message nor, with `unique_ids`, in the
+/// conversation, and such a tool name) is answered, each call once, by the run of
+/// `role:"tool"` messages right after it and by nothing else. Anything else, however harmless,
+/// gives `None`.
+fn skim(tree: &Tree<'_>, nodes: &[NodeId], unique_ids: bool) -> Option<Skimmed> {
     let plain = |node: Option<NodeId>| {
         node.and_then(|v| tree.plain_bytes(v))
             .filter(|b| !b.is_empty())
     };
+    // The calls of the message being answered, those not answered yet, and every call's id
+    // (the ids of the conversation, or of the message only).
     let mut open: Vec<&[u8]> = Vec::new();
     let mut ids: Vec<&[u8]> = Vec::new();
+    let mut calls = 0;
     let mut names: Vec<(&[u8], usize)> = Vec::new();
     for &n in nodes {
         if tree.kind(n) != Kind::Object {
@@ -151,12 +155,12 @@ fn skim(tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
             Some(r) => role_named(tree.plain_bytes(r)?),
             None => Role::Other,
         };
-        let (calls, answers) = (tree.get(n, "tool_calls"), tree.get(n, "tool_call_id"));
+        let (list, answers) = (tree.get(n, "tool_calls"), tree.get(n, "tool_call_id"));
         if role == Role::Tool {
             let id = plain(answers)?;
             let at = open.iter().position(|&o| o == id)?;
             open.swap_remove(at);
-            if calls.is_some() {
+            if list.is_some() {
                 return None;
             }
             continue;
@@ -164,13 +168,16 @@ fn skim(tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
         if !open.is_empty() || answers.is_some() {
             return None;
         }
-        let Some(calls) = calls.filter(|&c| tree.kind(c) != Kind::Null) else {
+        let Some(list) = list.filter(|&c| tree.kind(c) != Kind::Null) else {
             continue;
         };
-        if role != Role::Assistant || tree.kind(calls) != Kind::Array {
+        if role != Role::Assistant || tree.kind(list) != Kind::Array {
             return None;
         }
-        for c in tree.children(calls) {
+        if !unique_ids {
+            ids.clear();
+        }
+        for c in tree.children(list) {
             if tree.kind(c) != Kind::Object {
                 return None;
             }
@@ -181,6 +188,7 @@ fn skim(tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
             let (id, name) = (plain(tree.get(c, "id"))?, plain(name)?);
             open.push(id);
             ids.push(id);
+            calls += 1;
             match names.iter_mut().find(|(known, _)| *known == name) {
                 Some((_, count)) => *count += 1,
                 None => names.push((name, 1)),
@@ -190,19 +198,28 @@ fn skim(tree: &Tree<'_>, nodes: &[NodeId]) -> Option<Skimmed> {
             // `tool_calls: []`: left to the walk.
             return None;
         }
+        if !unique_ids && !all_different(&mut ids) {
+            return None;
+        }
     }
-    let calls = ids.len();
-    ids.sort_unstable();
-    let unique = ids.windows(2).all(|w| w[0] != w[1]);
+    if !open.is_empty() || (unique_ids && !all_different(&mut ids)) {
+        return None;
+    }
     let names = names
         .into_iter()
         .map(|(name, count)| Some((std::str::from_utf8(name).ok()?.to_string(), count)))
         .collect::<Option<Vec<_>>>()?;
-    (open.is_empty() && unique).then_some(Skimmed {
+    Some(Skimmed {
         messages: nodes.len(),
         calls,
         names,
     })
+}
+
+/// Whether no two of `ids` are the same (they are sorted to tell).
+fn all_different(ids: &mut [&[u8]]) -> bool {
+    ids.sort_unstable();
+    ids.windows(2).all(|w| w[0] != w[1])
 }
 
 pub(super) fn read_call(tree: &Tree<'_>, c: NodeId, cx: &ReadCx<'_>, i: usize) -> Call {
@@ -268,7 +285,7 @@ mod tests {
     fn skimmed(array: &str) -> Option<Skimmed> {
         let t = parse(array.as_bytes()).unwrap();
         let nodes: Vec<_> = t.children(t.root()).collect();
-        skim(&t, &nodes)
+        skim(&t, &nodes, false)
     }
 
     const CALL: &str = r#"{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f"}},{"id":"b","type":"function","function":{"name":"g"}}]}"#;
@@ -299,8 +316,8 @@ mod tests {
             format!(r#"[{CALL},{{"role":"user"}},{answers}]"#),
             format!(r#"[{CALL},{answers},{{"role":"tool","tool_call_id":"a"}}]"#),
             format!(r#"[{CALL},{}]"#, answers.replace(r#""a""#, r#""\u0061""#)),
-            // an id used twice, a call without a name, an empty list of calls
-            format!("[{CALL},{answers},{CALL},{answers}]"),
+            // an id used twice in a message, a call without a name, an empty list of calls
+            format!("[{},{answers}]", CALL.replace(r#""id":"b""#, r#""id":"a""#)),
             format!(
                 "[{},{answers}]",
                 CALL.replace(r#""name":"g""#, r#""name":"""#)
@@ -315,5 +332,15 @@ mod tests {
         ] {
             assert_eq!(skimmed(&departure), None, "{departure}");
         }
+    }
+
+    #[test]
+    fn an_id_used_again_by_a_later_message_is_skimmed_only_where_the_provider_allows_it() {
+        let answers = r#"{"role":"tool","tool_call_id":"a"},{"role":"tool","tool_call_id":"b"}"#;
+        let again = format!("[{CALL},{answers},{CALL},{answers}]");
+        let t = parse(again.as_bytes()).unwrap();
+        let nodes: Vec<_> = t.children(t.root()).collect();
+        assert_eq!(skim(&t, &nodes, false).map(|s| s.calls), Some(4));
+        assert_eq!(skim(&t, &nodes, true), None);
     }
 }

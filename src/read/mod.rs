@@ -503,7 +503,9 @@ fn skimmed(
     dialect: &dyn Dialect,
     cx: &ReadCx<'_>,
 ) -> Option<crate::model::Skimmed> {
-    let skimmed = dialect.skim(tree, nodes)?;
+    // Under the dialect's own rules: a skim is asked only without `--target`.
+    let unique_ids = crate::target::judge(dialect, None).unique_ids;
+    let skimmed = dialect.skim(tree, nodes, unique_ids)?;
     // A message that these checks flag is read again with its pointer, which is all `cx` lacks.
     let plain = nodes
         .iter()
