@@ -16,9 +16,9 @@ use crate::edit::RepairOptions;
 use crate::finding::Finding;
 use crate::lint::{
     ConvInfo, LintOptions, ToolStats, conversation_defects, conversation_findings, count_calls,
-    count_dangling, dialect_of, document_findings, sent,
+    count_dangling, count_skimmed, dialect_of, document_findings, sent,
 };
-use crate::model::{Container, Message};
+use crate::model::{Container, Message, Skimmed};
 use crate::read::{Format, Numbering, ReadDoc, ReadOptions, Walk, guess_format, read_with};
 use crate::target;
 
@@ -271,5 +271,25 @@ impl Walk for DocWalk<'_> {
         {
             windows.keep(m);
         }
+    }
+
+    /// For a lint under the dialects' own rules: a repair needs the messages of every
+    /// conversation it may touch, and another provider's rules are the walk's to apply.
+    fn skims(&self) -> bool {
+        self.repair.is_none() && self.options.target.is_none()
+    }
+
+    /// Counted as its walk would count it: its calls, and no defect.
+    fn skimmed(&mut self, dialect: &'static dyn Dialect, skimmed: Skimmed) {
+        count_skimmed(&mut self.stats, &skimmed.names);
+        self.walks.push(Some(ConvWalk {
+            dialect,
+            walker: None,
+            numbering: Numbering::skipping(skimmed.messages),
+            last_turn: None,
+            calls_checked: skimmed.calls,
+            defects: Vec::new(),
+            windows: None,
+        }));
     }
 }

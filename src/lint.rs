@@ -167,6 +167,17 @@ fn count_call(stats: &mut BTreeMap<String, ToolStats>, call: &Call) {
     }
 }
 
+/// Count the calls of a skimmed conversation (see [`crate::model::Skimmed::names`]) under
+/// their tools' names.
+pub(crate) fn count_skimmed(stats: &mut BTreeMap<String, ToolStats>, names: &[(String, usize)]) {
+    for (name, calls) in names {
+        match stats.get_mut(name) {
+            Some(counted) => counted.calls += calls,
+            None => stats.entry(name.clone()).or_default().calls += calls,
+        }
+    }
+}
+
 /// Count `defect` under its tool's name when it is a dangling call.
 pub(crate) fn count_dangling(stats: &mut BTreeMap<String, ToolStats>, defect: &Defect) {
     if let Defect::Dangling { call, .. } = defect {

@@ -1,8 +1,9 @@
-//! The streaming lint skims a one-line OpenAI chat conversation whose pairing is plainly clean
-//! instead of reading it into messages (`Dialect::skim`). A skim must never call clean what the
-//! walk finds a defect in, nor count differently: generated conversations, clean and broken in
-//! every way the skim looks at, give the same findings, counts and statistics streamed (skimmed)
-//! as read whole (always walked).
+//! The streaming lint and the lint of a JSON document skim an OpenAI chat conversation whose
+//! pairing is plainly clean instead of reading it into messages (`Dialect::skim`). A skim must
+//! never call clean what the walk finds a defect in, nor count differently: generated
+//! conversations, clean and broken in every way the skim looks at, give the same findings,
+//! counts and statistics streamed or linted as a document (skimmed) as analysed whole (always
+//! walked).
 
 pub mod common;
 
@@ -54,7 +55,7 @@ fn conversation(d: &mut Draw, conv: usize) -> String {
                 0 if !ids.is_empty() => id = ids[d.below(ids.len())].clone(),
                 1 => id = String::new(),
                 2 => escaped = true,
-                3 if i > 0 => id = ids[ids.len() - 1].clone(),
+                3..=5 if i > 0 => id = ids[ids.len() - 1].clone(),
                 _ => {}
             }
             // The same id, as the call writes it.
@@ -183,6 +184,49 @@ proptest! {
         prop_assert_eq!(whole.doc.conversations.len(), streamed.conversations);
         prop_assert_eq!(whole.calls_checked, streamed.calls_checked);
         prop_assert_eq!(whole.tool_stats(), streamed.stats);
+    }
+}
+
+/// The conversations of `file(seed)` as one JSON document: a list of them, or of records
+/// holding them.
+fn document(seed: u64) -> Vec<u8> {
+    let lines = file(seed);
+    let convs: Vec<&[u8]> = lines
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut out = b"[".to_vec();
+    for (k, conv) in convs.iter().enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        let record = seed.is_multiple_of(3);
+        if record {
+            out.extend_from_slice(b"{\"task\":1,\"traj\":");
+        }
+        out.extend_from_slice(conv);
+        if record {
+            out.push(b'}');
+        }
+    }
+    out.extend_from_slice(b"]\n");
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
+
+    #[test]
+    fn a_skimmed_conversation_of_a_document_counts_as_its_walk(seed in any::<u64>()) {
+        let bytes = document(seed);
+        let options = LintOptions::default();
+        let whole = toolmend::analyse("t.json", &bytes, &options);
+        let doc = toolmend::lint_document("t.json", &bytes, &options).unwrap();
+        prop_assert_eq!(whole.findings("t.json"), doc.findings);
+        let messages: Vec<usize> = whole.doc.conversations.iter().map(|c| c.messages.len()).collect();
+        prop_assert_eq!(messages, doc.conversations.iter().map(|c| c.messages).collect::<Vec<_>>());
+        prop_assert_eq!(whole.calls_checked, doc.calls_checked);
+        prop_assert_eq!(whole.tool_stats(), doc.stats);
     }
 }
 

@@ -179,6 +179,17 @@ pub(crate) trait Walk {
 
     /// The next message read once more (see [`Walk::reread`]).
     fn again(&mut self, m: Message);
+
+    /// Whether a conversation whose pairing is plainly clean may be skimmed (see
+    /// [`Dialect::skim`]): given to [`Walk::skimmed`] instead of being begun and read.
+    fn skims(&self) -> bool {
+        false
+    }
+
+    /// A conversation read as `dialect` was skimmed: what its walk would have counted.
+    fn skimmed(&mut self, dialect: &'static dyn Dialect, skimmed: crate::model::Skimmed) {
+        let _ = (dialect, skimmed);
+    }
 }
 
 /// [`read`], giving the messages of a JSON document's conversations to `walk` as they are read
@@ -416,9 +427,17 @@ fn read_found_with(
         None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
     };
     let (dialect, why) = detect(tree, &nodes, options);
-    if let (true, None, Some(a)) = (skim, &walk, f.array)
+    let skim = skim || walk.as_ref().is_some_and(|w| w.skims());
+    if let (true, Some(a)) = (skim, f.array)
         && let Some(skimmed) = skimmed(tree, &nodes, dialect, cx)
     {
+        let skimmed = match walk {
+            Some(w) => {
+                w.skimmed(dialect, skimmed);
+                None
+            }
+            None => Some(skimmed),
+        };
         return Conversation {
             index,
             dialect: shown_dialect(dialect, &why, &[]),
@@ -431,7 +450,7 @@ fn read_found_with(
             foreign: Vec::new(),
             unread: Vec::new(),
             next_lines: Vec::new(),
-            skimmed: Some(skimmed),
+            skimmed,
         };
     }
     let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
@@ -659,6 +678,15 @@ impl Numbering {
     /// How many messages were numbered.
     pub fn count(&self) -> usize {
         self.next
+    }
+
+    /// A numbering that has counted `n` messages without numbering them (a skimmed
+    /// conversation's).
+    pub fn skipping(n: usize) -> Numbering {
+        Numbering {
+            next: n,
+            last_group: None,
+        }
     }
 }
 

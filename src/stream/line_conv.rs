@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::analysis::{WalkOptions, Walker};
 use crate::finding::Finding;
 use crate::lint::{
-    ConvInfo, ToolStats, count_calls, count_dangling, describe, dialect_of, foreign_finding, sent,
-    unread_finding,
+    ConvInfo, ToolStats, count_calls, count_dangling, count_skimmed, describe, dialect_of,
+    foreign_finding, sent, unread_finding,
 };
 use crate::model::{Conversation, Skimmed};
 use crate::target::{self, Provider};
@@ -147,12 +147,7 @@ impl Walked {
         skimmed: Skimmed,
         mut stats: BTreeMap<String, ToolStats>,
     ) -> Self {
-        for (name, calls) in skimmed.names {
-            match stats.get_mut(&name) {
-                Some(counted) => counted.calls += calls,
-                None => stats.entry(name).or_default().calls += calls,
-            }
-        }
+        count_skimmed(&mut stats, &skimmed.names);
         Walked {
             findings: Vec::new(),
             counted: 0,
