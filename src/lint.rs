@@ -157,23 +157,25 @@ pub(crate) fn count_calls(stats: &mut BTreeMap<String, ToolStats>, m: &Message) 
 }
 
 fn count_call(stats: &mut BTreeMap<String, ToolStats>, call: &Call) {
-    // Looked up by the name first: a tool already counted costs no allocation.
-    let name = call.name.as_deref().filter(|n| !n.is_empty());
-    match stats.get_mut(name.unwrap_or(NO_NAME)) {
-        Some(counted) => counted.calls += 1,
-        None => {
-            stats.entry(tool_key(name)).or_default().calls += 1;
-        }
-    }
+    add_calls(stats, call.name.as_deref(), 1);
 }
 
 /// Count the calls of a skimmed conversation (see [`crate::model::Skimmed::names`]) under
 /// their tools' names.
 pub(crate) fn count_skimmed(stats: &mut BTreeMap<String, ToolStats>, names: &[(String, usize)]) {
     for (name, calls) in names {
-        match stats.get_mut(name) {
-            Some(counted) => counted.calls += calls,
-            None => stats.entry(name.clone()).or_default().calls += calls,
+        add_calls(stats, Some(name), *calls);
+    }
+}
+
+/// Count `calls` calls of the tool `name` (missing or empty: counted as unnamed).
+fn add_calls(stats: &mut BTreeMap<String, ToolStats>, name: Option<&str>, calls: usize) {
+    // Looked up by the name first: a tool already counted costs no allocation.
+    let name = name.filter(|n| !n.is_empty());
+    match stats.get_mut(name.unwrap_or(NO_NAME)) {
+        Some(counted) => counted.calls += calls,
+        None => {
+            stats.entry(tool_key(name)).or_default().calls += calls;
         }
     }
 }

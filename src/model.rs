@@ -170,8 +170,9 @@ pub struct Conversation {
     /// Claude Code: lines whose next line on the resumed history is not the first later line
     /// hanging from them, and where that next line starts (see `Chain::next_lines`).
     pub next_lines: Vec<(usize, usize)>,
-    /// Set, with `messages` left empty, when the conversation was only skimmed (see
-    /// `ReadOptions::skim`): its pairing is plainly clean, and this is what a walk counts.
+    /// Set, with `messages` left empty, when the conversation was only skimmed (for a reader
+    /// that asks for it, such as the streaming lint's): its pairing is plainly clean, and this
+    /// is what a walk counts.
     pub skimmed: Option<Skimmed>,
 }
 

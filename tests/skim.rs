@@ -184,6 +184,14 @@ proptest! {
         prop_assert_eq!(whole.doc.conversations.len(), streamed.conversations);
         prop_assert_eq!(whole.calls_checked, streamed.calls_checked);
         prop_assert_eq!(whole.tool_stats(), streamed.stats);
+        // `--explain-detection`: a skimmed conversation is described as a read one is.
+        let described: Vec<String> = whole
+            .doc
+            .conversations
+            .iter()
+            .map(|c| format!("`{}`: {} ({} messages) — {}", c.pointer, c.dialect, c.messages.len(), c.detection))
+            .collect();
+        prop_assert_eq!(described, streamed.detections);
     }
 }
 

@@ -427,70 +427,58 @@ fn read_found_with(
         None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
     };
     let (dialect, why) = detect(tree, &nodes, options);
-    let skim = skim || walk.as_ref().is_some_and(|w| w.skims());
-    if let (true, Some(a)) = (skim, f.array)
-        && let Some(skimmed) = skimmed(tree, &nodes, dialect, cx)
-    {
-        let skimmed = match walk {
-            Some(w) => {
-                w.skimmed(dialect, skimmed);
-                None
-            }
-            None => Some(skimmed),
-        };
-        return Conversation {
-            index,
-            dialect: shown_dialect(dialect, &why, &[]),
-            detection: [f.how.as_str(), "; ", &why].concat(),
-            pointer: [cx.pointer.as_str(), &f.pointer].concat(),
-            container: Container::Array {
-                span: cx.span(tree, a),
-            },
-            messages: Vec::new(),
-            foreign: Vec::new(),
-            unread: Vec::new(),
-            next_lines: Vec::new(),
-            skimmed,
-        };
-    }
-    let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
+    // A plainly clean conversation is skimmed (counted for `walk`, or kept as counts) when
+    // the caller asks for it; any other is read, message by message.
+    let skim = (skim || walk.as_ref().is_some_and(|w| w.skims())) && f.array.is_some();
+    let counts = skim.then(|| skimmed(tree, &nodes, dialect, cx)).flatten();
     let mut builder = Builder::default();
-    if walk.is_none() {
-        builder.messages.reserve_exact(nodes.len());
-    }
     let mut foreign = Vec::new();
     let mut unread = Vec::new();
-    for (i, &n) in nodes.iter().enumerate() {
-        let mcx = ReadCx {
-            pointer: pointer(i),
-            base: cx.base,
-            line: cx.line,
-            cursor: cx.cursor,
-        };
-        let (f, u) = message_checks(tree, n, dialect, &mcx);
-        foreign.extend(f);
-        unread.extend(u);
-        if let Some(m) = dialect.read(tree, n, &mcx) {
-            match walk.as_deref_mut() {
-                Some(w) => w.message(i, m),
-                None => builder.push(m),
-            }
+    let skimmed = match (counts, walk) {
+        (Some(counts), Some(w)) => {
+            w.skimmed(dialect, counts);
+            None
         }
-    }
-    if let Some(w) = walk {
-        let repairable = foreign.is_empty() && unread.is_empty() && f.array.is_some();
-        for i in w.reread(repairable) {
-            let mcx = ReadCx {
-                pointer: pointer(i),
-                base: cx.base,
-                line: cx.line,
-                cursor: cx.cursor,
-            };
-            if let Some(m) = dialect.read(tree, nodes[i], &mcx) {
-                w.again(m);
+        (Some(counts), None) => Some(counts),
+        (None, walk) => {
+            let mut walk = walk.and_then(|w| w.begin(dialect).then_some(w));
+            if walk.is_none() {
+                builder.messages.reserve_exact(nodes.len());
             }
+            for (i, &n) in nodes.iter().enumerate() {
+                let mcx = ReadCx {
+                    pointer: pointer(i),
+                    base: cx.base,
+                    line: cx.line,
+                    cursor: cx.cursor,
+                };
+                let (f, u) = message_checks(tree, n, dialect, &mcx);
+                foreign.extend(f);
+                unread.extend(u);
+                if let Some(m) = dialect.read(tree, n, &mcx) {
+                    match walk.as_deref_mut() {
+                        Some(w) => w.message(i, m),
+                        None => builder.push(m),
+                    }
+                }
+            }
+            if let Some(w) = walk {
+                let repairable = foreign.is_empty() && unread.is_empty() && f.array.is_some();
+                for i in w.reread(repairable) {
+                    let mcx = ReadCx {
+                        pointer: pointer(i),
+                        base: cx.base,
+                        line: cx.line,
+                        cursor: cx.cursor,
+                    };
+                    if let Some(m) = dialect.read(tree, nodes[i], &mcx) {
+                        w.again(m);
+                    }
+                }
+            }
+            None
         }
-    }
+    };
     let shown = shown_dialect(dialect, &why, &unread);
     let why = with_unread(why, &unread, dialect);
     Conversation {
@@ -509,7 +497,7 @@ fn read_found_with(
         foreign,
         unread,
         next_lines: Vec::new(),
-        skimmed: None,
+        skimmed,
     }
 }
 
