@@ -55,7 +55,10 @@ pub fn parse_into<'a>(src: &'a [u8], buf: &mut NodeBuf) -> Result<Tree<'a>, Pars
     }
     let result = p.run();
     let Parser { nodes: built, .. } = p;
-    result.map(|()| Tree { src, nodes: built })
+    match result {
+        Ok(()) => Ok(Tree { src, nodes: built }),
+        Err(fault) => Err(*fault),
+    }
 }
 
 /// The bytes looked at eight at a time before a vector search takes over.
@@ -101,28 +104,36 @@ struct Parser<'a> {
     in_object: bool,
 }
 
+/// A [`ParseError`] on its way out of the parser: boxed, so that the values the parser's
+/// steps return fit in registers (a result the size of the error went through memory on
+/// every member name).
+type Fault = Box<ParseError>;
+
+/// A member name read, waiting for its value (offsets fit in 32 bits: see [`parse_into`]).
 struct Key {
-    start: usize,
-    end: usize,
+    start: u32,
+    end: u32,
     escaped: bool,
 }
 
 impl Parser<'_> {
-    fn err<T>(&self, offset: usize, message: impl Into<String>) -> Result<T, ParseError> {
+    #[cold]
+    fn err<T>(&self, offset: usize, message: impl Into<String>) -> Result<T, Fault> {
         self.fail(offset, ErrorKind::Syntax, message)
     }
 
+    #[cold]
     fn fail<T>(
         &self,
         offset: usize,
         kind: ErrorKind,
         message: impl Into<String>,
-    ) -> Result<T, ParseError> {
-        Err(ParseError {
+    ) -> Result<T, Fault> {
+        Err(Box::new(ParseError {
             offset,
             kind,
             message: message.into(),
-        })
+        }))
     }
 
     fn skip_ws(&mut self) {
@@ -135,7 +146,7 @@ impl Parser<'_> {
         }
     }
 
-    fn run(&mut self) -> Result<(), ParseError> {
+    fn run(&mut self) -> Result<(), Fault> {
         let mut key: Option<Key> = None;
         'value: loop {
             self.skip_ws();
@@ -195,7 +206,7 @@ impl Parser<'_> {
     }
 
     /// After a value: close containers and read separators. Returns false when the document ended.
-    fn after_value(&mut self, key: &mut Option<Key>) -> Result<bool, ParseError> {
+    fn after_value(&mut self, key: &mut Option<Key>) -> Result<bool, Fault> {
         loop {
             self.skip_ws();
             if self.open == 0 {
@@ -240,7 +251,7 @@ impl Parser<'_> {
         }
     }
 
-    fn member_key(&mut self) -> Result<Key, ParseError> {
+    fn member_key(&mut self) -> Result<Key, Fault> {
         self.skip_ws();
         let start = self.pos;
         if self.src.get(start) != Some(&b'"') {
@@ -266,14 +277,14 @@ impl Parser<'_> {
         }
         self.pos += 1;
         Ok(Key {
-            start,
-            end,
+            start: start as u32,
+            end: end as u32,
             escaped,
         })
     }
 
     /// Scan a string token starting at the opening quote; returns (end, has_escapes).
-    fn string(&self, start: usize) -> Result<(usize, bool), ParseError> {
+    fn string(&self, start: usize) -> Result<(usize, bool), Fault> {
         let mut i = start + 1;
         let mut escaped = false;
         loop {
@@ -304,7 +315,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&self, start: usize) -> Result<usize, ParseError> {
+    fn number(&self, start: usize) -> Result<usize, Fault> {
         let mut i = start;
         let mut digits = 0;
         while let Some(&b) = self.src.get(i) {
@@ -325,7 +336,7 @@ impl Parser<'_> {
         let id = self.nodes.len() as u32;
         let (key_start, key_end, tail) = key.map_or((0, 0, 0), |k| {
             let tail = if k.escaped { KEY_ESCAPED } else { 0 };
-            (k.start as u32, k.end as u32, tail)
+            (k.start, k.end, tail)
         });
         self.nodes.push(Node {
             start: start as u32,
