@@ -1,7 +1,7 @@
 """Whole-command benchmark: toolmend beside a parse floor, jq and the dangling-call middleware algorithm in Python.
 
     python3 bench/compare.py [--mb 100] [--runs 5] [--shapes conv,msg,claude,doc,dir] [--keep DIR]
-                             [--flat 10]
+                             [--flat 10] [--from DIR]
 
 Generates synthetic corpora of the chosen size (deterministic), builds toolmend and the parse
 floor (`examples/parse_floor.rs`: serde_json into IgnoredAny, one thread) in release mode,
@@ -12,6 +12,10 @@ itself (GNU time's `%M`; "n/a" without /usr/bin/time). Needs Python 3 and cargo;
 row. Prints Markdown tables.
 With `--flat K`, it also writes the JSON Lines shapes at K times the size and prints the peak
 memory of `repair` at both sizes, once each: whether memory stays flat as the file grows.
+With `--from DIR`, it also scales real logs found under DIR to the chosen size (see
+`real_shapes`): OpenAI chat conversations, the largest Claude Code session and the largest
+Codex rollout, copied with their ids renamed so that the copies stay distinct. Synthetic lines
+are short and all alike; real ones are longer and uneven, which changes every ratio.
 """
 
 import argparse
@@ -19,6 +23,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -134,6 +139,145 @@ SHAPES = {
 }
 
 
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+PREFIXED_ID = re.compile(r"\b((?:toolu|msg|req|call|fc)_[A-Za-z0-9_-]+)")
+
+
+def json_lines(path):
+    """The JSON objects of a JSON Lines file (None if a line is not one)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    value = json.loads(line)
+                except ValueError:
+                    return None
+                if not isinstance(value, dict):
+                    return None
+                out.append((line.rstrip("\r\n"), value))
+    return out
+
+
+def chat_messages(value):
+    """The OpenAI chat messages of a record (`messages`, or tau-bench's `traj`), if any."""
+    for key in ("messages", "traj"):
+        msgs = value.get(key) if isinstance(value, dict) else None
+        if isinstance(msgs, list) and msgs and all(isinstance(m, dict) and "role" in m for m in msgs):
+            if any("tool_calls" in m or m.get("role") == "tool" for m in msgs):
+                return msgs
+    return None
+
+
+def real_shapes(root):
+    """Real logs under `root`, by kind: OpenAI chat conversations (from JSON documents and JSON
+    Lines), the largest Claude Code session and the largest Codex rollout."""
+    convs, claude, codex = [], None, None
+    for dirpath, _, files in sorted(os.walk(root)):
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            if name.endswith(".jsonl"):
+                lines = json_lines(path)
+                if not lines:
+                    continue
+                size = os.path.getsize(path)
+                if any("parentUuid" in v and "sessionId" in v for _, v in lines):
+                    if claude is None or size > claude[0]:
+                        claude = (size, path, lines)
+                elif lines[0][1].get("type") == "session_meta":
+                    if codex is None or size > codex[0]:
+                        codex = (size, path, lines)
+                else:
+                    convs += [m for _, v in lines if (m := chat_messages(v))]
+            elif name.endswith(".json"):
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        value = json.load(f)
+                except ValueError:
+                    continue
+                records = value if isinstance(value, list) else [value]
+                convs += [m for v in records if (m := chat_messages(v))]
+    return convs, claude, codex
+
+
+def scale_conv(path, size, convs):
+    """The conversations, one per line, over and over: each line is its own request, so ids
+    may repeat from line to line."""
+    lines = [json.dumps({"messages": m}) for m in convs]
+    with open(path, "w") as f:
+        n = 0
+        while f.tell() < size:
+            f.write(lines[n % len(lines)] + "\n")
+            n += 1
+
+
+def scale_claude(path, size, lines):
+    """Copies of a Claude Code session chained into one: each copy's uuids and message, tool
+    and request ids renamed, its main-chain root hung from the previous copy's last message."""
+    with open(path, "w") as f:
+        copy, last = 0, None
+        while f.tell() < size:
+            names = {}
+
+            def rename_uuid(m):
+                return names.setdefault(m.group(0), f"{copy:08x}" + m.group(0)[8:])
+
+            newest = None
+            for text, _ in lines:
+                text = PREFIXED_ID.sub(lambda m: f"{m.group(1)}x{copy}", UUID.sub(rename_uuid, text))
+                value = json.loads(text)
+                if (last is not None and value.get("parentUuid", "") is None
+                        and value.get("type") in ("user", "assistant") and not value.get("isSidechain")):
+                    value["parentUuid"] = last
+                    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+                if value.get("type") in ("user", "assistant") and not value.get("isSidechain"):
+                    newest = value.get("uuid", newest)
+                f.write(text + "\n")
+            copy, last = copy + 1, newest
+
+
+def scale_codex(path, size, lines):
+    """A Codex rollout's session header, then its items over and over, each copy's call ids
+    renamed."""
+    ids = sorted({v["payload"]["call_id"] for _, v in lines
+                  if isinstance(v.get("payload"), dict) and isinstance(v["payload"].get("call_id"), str)},
+                 key=len, reverse=True)
+    quoted = re.compile("|".join(re.escape(json.dumps(i)) for i in ids)) if ids else None
+    with open(path, "w") as f:
+        f.write(lines[0][0] + "\n")
+        copy = 0
+        while f.tell() < size:
+            for text, _ in lines[1:]:
+                if quoted:
+                    text = quoted.sub(lambda m: m.group(0)[:-1] + f'x{copy}"', text)
+                f.write(text + "\n")
+            copy += 1
+
+
+def add_real_shapes(root):
+    """Add to SHAPES the real logs found under `root`; say what was found."""
+    convs, claude, codex = real_shapes(root)
+    if convs:
+        SHAPES["real-conv"] = (f"real chat conversations, one per line ({len(convs)} from {root})",
+                               "real-conv.jsonl", lambda p, s, _: scale_conv(p, s, convs))
+    if claude:
+        SHAPES["real-claude"] = (f"real Claude Code session ({os.path.basename(claude[1])}, chained copies)",
+                                 "real-claude.jsonl", lambda p, s, _: scale_claude(p, s, claude[2]))
+    if codex:
+        SHAPES["real-codex"] = (f"real Codex rollout ({os.path.basename(codex[1])}, repeated)",
+                                "real-codex.jsonl", lambda p, s, _: scale_codex(p, s, codex[2]))
+    found = [k for k in ("real-conv", "real-claude", "real-codex") if k in SHAPES]
+    if not found:
+        sys.exit(f"compare.py: no OpenAI chat conversations, Claude Code session or Codex rollout under {root}")
+    return found
+
+
+def findings(toolmend, path):
+    """The summary line toolmend's lint prints for `path`."""
+    out = subprocess.run([toolmend, "lint", path], capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1] if out.strip() else ""
+
+
 def run(cmd, stdout):
     """Wall time and peak RSS (bytes, or None) of one run of `cmd`. The peak comes from GNU
     time, which forks the command itself: the kernel's high-water mark of a process started
@@ -183,7 +327,14 @@ def main():
     ap.add_argument("--shapes", default="conv,msg,claude,doc,dir")
     ap.add_argument("--keep", help="write the corpora here and keep them")
     ap.add_argument("--flat", type=float, help="also measure repair memory at this many times the size")
+    ap.add_argument("--from", dest="real", metavar="DIR",
+                    help="also scale the real logs found under DIR to the chosen size (shapes real-conv, "
+                         "real-claude, real-codex)")
     args = ap.parse_args()
+    shapes = args.shapes.split(",")
+    if args.real:
+        found = add_real_shapes(args.real)
+        shapes = [s for s in shapes if not s.startswith("real-")] + found
     toolmend, floor = build()
     work = args.keep or tempfile.mkdtemp(prefix="toolmend-bench-")
     os.makedirs(work, exist_ok=True)
@@ -191,12 +342,14 @@ def main():
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
           f"{args.runs} runs, median wall time; peak RSS from GNU time (%M)\n")
     try:
-        for shape in args.shapes.split(","):
+        for shape in shapes:
             title, name, write = SHAPES[shape]
             path = os.path.join(work, name)
             if not os.path.exists(path):
                 write(path, size, random.Random(7))
             print(f"### {title} ({args.mb:g} MB)\n")
+            if shape.startswith("real-"):
+                print(f"toolmend lint: {findings(toolmend, path)}\n")
             print("| command | median s | × floor | peak RSS MB |")
             print("|---|---:|---:|---:|")
             rows = commands(shape, path, toolmend, floor)
@@ -219,19 +372,19 @@ def main():
                 print(f"| {label} | {statistics.median(t):.2f} | {ratio:.2f} | {peak} |", flush=True)
             print()
         if args.flat:
-            flat(args, work, size, toolmend)
+            flat(args, work, size, toolmend, shapes)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def flat(args, work, size, toolmend):
+def flat(args, work, size, toolmend, shapes):
     """Peak memory of `repair` on each JSON Lines shape at the chosen size and `--flat` times it."""
     big_mb = args.mb * args.flat
     print(f"### repair peak RSS as the file grows ({args.mb:g} MB and {big_mb:g} MB, one run each)\n")
     print(f"| corpus | {args.mb:g} MB: s | peak RSS MB | {big_mb:g} MB: s | peak RSS MB |")
     print("|---|---:|---:|---:|---:|")
-    for shape in [s for s in args.shapes.split(",") if s in ("conv", "msg", "claude")]:
+    for shape in [s for s in shapes if s in ("conv", "msg", "claude") or s.startswith("real-")]:
         title, name, write = SHAPES[shape]
         cells = []
         for mb, factor in ((args.mb, 1), (big_mb, args.flat)):
