@@ -140,22 +140,24 @@ SHAPES = {
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-PREFIXED_ID = re.compile(r"\b((?:toolu|msg|req|call|fc)_[A-Za-z0-9_-]+)")
+# Claude Code's tool, message and request ids.
+PREFIXED_ID = re.compile(r"\b((?:toolu|msg|req)_[A-Za-z0-9_-]+)")
 
 
 def json_lines(path):
-    """The JSON objects of a JSON Lines file (None if a line is not one)."""
+    """The lines of a JSON Lines file with their JSON objects (None if a line is not one, or the
+    file is not UTF-8)."""
     out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                try:
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
                     value = json.loads(line)
-                except ValueError:
-                    return None
-                if not isinstance(value, dict):
-                    return None
-                out.append((line.rstrip("\r\n"), value))
+                    if not isinstance(value, dict):
+                        return None
+                    out.append((line.rstrip("\r\n"), value))
+    except ValueError:
+        return None
     return out
 
 
