@@ -422,9 +422,15 @@ fn read_found_with(
         None => f.messages.iter().map(|(n, _)| *n).collect(),
     };
     let list = [cx.pointer.as_str(), f.pointer.as_str(), "/"].concat();
-    let pointer = |i: usize| match f.array {
-        Some(_) => crate::model::indexed(&list, i),
-        None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
+    // The reading context of message `i`: the conversation's, at the message's pointer.
+    let message_cx = |i: usize| ReadCx {
+        pointer: match f.array {
+            Some(_) => crate::model::indexed(&list, i),
+            None => [cx.pointer.as_str(), &f.messages[i].1].concat(),
+        },
+        base: cx.base,
+        line: cx.line,
+        cursor: cx.cursor,
     };
     let (dialect, why) = detect(tree, &nodes, options);
     // A plainly clean conversation is skimmed (counted for `walk`, or kept as counts) when
@@ -446,12 +452,7 @@ fn read_found_with(
                 builder.messages.reserve_exact(nodes.len());
             }
             for (i, &n) in nodes.iter().enumerate() {
-                let mcx = ReadCx {
-                    pointer: pointer(i),
-                    base: cx.base,
-                    line: cx.line,
-                    cursor: cx.cursor,
-                };
+                let mcx = message_cx(i);
                 let (f, u) = message_checks(tree, n, dialect, &mcx);
                 foreign.extend(f);
                 unread.extend(u);
@@ -465,13 +466,7 @@ fn read_found_with(
             if let Some(w) = walk {
                 let repairable = foreign.is_empty() && unread.is_empty() && f.array.is_some();
                 for i in w.reread(repairable) {
-                    let mcx = ReadCx {
-                        pointer: pointer(i),
-                        base: cx.base,
-                        line: cx.line,
-                        cursor: cx.cursor,
-                    };
-                    if let Some(m) = dialect.read(tree, nodes[i], &mcx) {
+                    if let Some(m) = dialect.read(tree, nodes[i], &message_cx(i)) {
                         w.again(m);
                     }
                 }
