@@ -863,10 +863,12 @@ fn emit(
 mod tests {
     use super::*;
 
-    fn split(src: &[u8], max: usize) -> Vec<(usize, usize, String, Option<usize>, bool)> {
+    type Split = Vec<(usize, usize, String, Option<usize>, bool)>;
+
+    fn split_by(src: &[u8], max: usize, capacity: usize) -> Split {
         let mut out = Vec::new();
         each_line_from(
-            io::BufReader::with_capacity(4, src),
+            io::BufReader::with_capacity(capacity, src),
             max,
             |n, s, t, long, last| {
                 out.push((n, s, String::from_utf8_lossy(t).into_owned(), long, last))
@@ -874,6 +876,15 @@ mod tests {
         )
         .unwrap();
         out
+    }
+
+    /// The lines of `src`, the same whatever the size of the reader's buffer.
+    fn split(src: &[u8], max: usize) -> Split {
+        let lines = split_by(src, max, 4);
+        for capacity in [1, 2, 3, 5, 7, 11, 64] {
+            assert_eq!(split_by(src, max, capacity), lines, "buffer of {capacity}");
+        }
+        lines
     }
 
     #[test]
@@ -885,6 +896,21 @@ mod tests {
                 (2, 4, "cdefgh".into(), None, false),
                 (3, 11, "".into(), None, false),
                 (4, 12, "xyz".into(), None, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_split_alike_whatever_the_buffer() {
+        assert_eq!(
+            split(b"a\n\nbc\r\n0123456789\nd\r\n\n", 6),
+            vec![
+                (1, 0, "a".into(), None, false),
+                (2, 2, "".into(), None, false),
+                (3, 3, "bc".into(), None, false),
+                (4, 7, "".into(), Some(10), false),
+                (5, 18, "d".into(), None, false),
+                (6, 21, "".into(), None, true),
             ]
         );
     }
