@@ -609,6 +609,45 @@ fn a_clean_file_is_read_once_when_checked() {
 }
 
 #[test]
+fn a_file_of_conversations_is_not_read_ahead_for_its_dialect() {
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    // One conversation per line: no message line names the file's dialect, so its first look
+    // stops at the first line rather than reading on (up to a MiB) for one.
+    let one: Vec<String> = chat("ucrucr", "\n")
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| String::from_utf8(l.to_vec()).unwrap())
+        .collect();
+    let line = format!("{{\"messages\":[{}]}}\n", one.join(","));
+    let bytes = line.repeat(200);
+    /// Counts the bytes read through it.
+    struct Counted<'a>(&'a [u8], Rc<Cell<usize>>);
+    impl io::Read for Counted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.read(buf)?;
+            self.1.set(self.1.get() + n);
+            Ok(n)
+        }
+    }
+    let reads: RefCell<Vec<Rc<Cell<usize>>>> = RefCell::default();
+    let open = || -> io::Result<Box<dyn BufRead + '_>> {
+        let counter = Rc::new(Cell::new(0));
+        reads.borrow_mut().push(counter.clone());
+        let counted = Counted(bytes.as_bytes(), counter);
+        Ok(Box::new(io::BufReader::with_capacity(64, counted)))
+    };
+    let (lint, options) = (LintOptions::default(), RepairOptions::default());
+    let checked = toolmend::check_lines("convs.jsonl", &open, &lint, &options).unwrap();
+    assert!(!checked.changed);
+    let read: Vec<usize> = reads.borrow().iter().map(|c| c.get()).collect();
+    // The first look and the lint; the lint reads it all, the first look one line.
+    assert_eq!(read.len(), 2);
+    assert_eq!(read[1], bytes.len());
+    assert!(read[0] <= line.len() + 64, "{read:?}");
+}
+
+#[test]
 fn only_the_conversations_with_fixes_are_read_again() {
     // One conversation per line, several messages each; one line in five leaves a call
     // unanswered, and one holds two conversations.

@@ -294,7 +294,8 @@ fn claude(d: &'static dyn Dialect) -> bool {
 
 /// The dialect the first lines of `input` (its first MiB at most) are read as, if one claims
 /// them. The dialect of a file is the one the first message line claims, so the reading stops
-/// there.
+/// there, or at the first line that holds whole conversations: such a file has no dialect of
+/// its own for this look to find (the first pass reads it anyway).
 fn first_dialect(
     input: &mut dyn BufRead,
     lint: &LintOptions,
@@ -318,7 +319,9 @@ fn first_dialect(
             lines.line(number, start, text, None, false, &mut sink);
         }
         start += n;
-        if lint.read.dialect.is_none() && lines.known().dialect.is_some() {
+        if lint.read.dialect.is_none() && lines.known().dialect.is_some()
+            || lines.conversations_taken() > 0
+        {
             break;
         }
     }
