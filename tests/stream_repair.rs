@@ -608,18 +608,23 @@ fn a_clean_file_is_read_once_when_checked() {
     assert!(out == bytes);
 }
 
+/// One OpenAI conversation of the message `kinds` (see `chat`), as one line's record.
+fn conversation(kinds: &str) -> String {
+    let messages: Vec<String> = chat(kinds, "\n")
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| String::from_utf8(l.to_vec()).unwrap())
+        .collect();
+    format!(r#"{{"messages":[{}]}}"#, messages.join(","))
+}
+
 #[test]
 fn a_file_of_conversations_is_not_read_ahead_for_its_dialect() {
     use std::cell::{Cell, RefCell};
     use std::rc::Rc;
     // One conversation per line: no message line names the file's dialect, so its first look
     // stops at the first line rather than reading on (up to a MiB) for one.
-    let one: Vec<String> = chat("ucrucr", "\n")
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| String::from_utf8(l.to_vec()).unwrap())
-        .collect();
-    let line = format!("{{\"messages\":[{}]}}\n", one.join(","));
+    let line = format!("{}\n", conversation("ucrucr"));
     let bytes = line.repeat(200);
     /// Counts the bytes read through it.
     struct Counted<'a>(&'a [u8], Rc<Cell<usize>>);
@@ -651,15 +656,7 @@ fn a_file_of_conversations_is_not_read_ahead_for_its_dialect() {
 fn only_the_conversations_with_fixes_are_read_again() {
     // One conversation per line, several messages each; one line in five leaves a call
     // unanswered, and one holds two conversations.
-    let conv = |broken: bool| {
-        let kinds = if broken { "ucrud" } else { "ucrucr" };
-        let messages: Vec<String> = chat(kinds, "\n")
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| String::from_utf8(l.to_vec()).unwrap())
-            .collect();
-        format!(r#"{{"messages":[{}]}}"#, messages.join(","))
-    };
+    let conv = |broken: bool| conversation(if broken { "ucrud" } else { "ucrucr" });
     let mut bytes = String::new();
     for n in 0..20 {
         let line = match n {

@@ -319,7 +319,7 @@ fn first_dialect(
             lines.line(number, start, text, None, false, &mut sink);
         }
         start += n;
-        if lint.read.dialect.is_none() && lines.known().dialect.is_some()
+        if (lint.read.dialect.is_none() && lines.known().dialect.is_some())
             || lines.conversations_taken() > 0
         {
             break;
